@@ -1,0 +1,17 @@
+import type { ResponseCode } from '../response-codes.js';
+
+/**
+ * Who may call a route, declared next to the route so that the server's guard, the OpenAPI
+ * document and the authorisation tests read one source.
+ * - public: no token (health)
+ * - authenticated: any valid token
+ * - superAdmin: platform routes
+ * - tenantAdmin: OWNER or ADMIN of the URL's tenant, or a super administrator
+ */
+export type RouteAccess = 'public' | 'authenticated' | 'superAdmin' | 'tenantAdmin';
+
+export type RouteMetadata = {
+  access: RouteAccess;
+  /** Codes this route answers because of what it does; those of its access rule are added by errorCodesOf. */
+  errors?: readonly ResponseCode[];
+};

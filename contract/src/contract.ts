@@ -1,0 +1,16 @@
+import { initContract } from '@ts-rest/core';
+import { healthContract } from './health/health.contract.js';
+import { meContract } from './me/me.contract.js';
+import { membershipsContract } from './memberships/memberships.contract.js';
+import { tenantsContract } from './tenants/tenants.contract.js';
+
+const c = initContract();
+
+/** The whole API. Every route the server serves is declared here, and only here. */
+export const contract = c.router({
+  tenants: tenantsContract,
+  memberships: membershipsContract,
+  me: meContract,
+  health: healthContract,
+});
+export type Contract = typeof contract;

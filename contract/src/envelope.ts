@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { RESPONSE_CODES } from './response-codes.js';
+
+export const ResponseCodeSchema = z.enum(RESPONSE_CODES);
+
+export const FieldErrorSchema = z.object({
+  path: z.string().describe('Where the bad value is, e.g. "body.slug" or "query.limit"'),
+  message: z.string(),
+});
+export type FieldError = z.infer<typeof FieldErrorSchema>;
+
+export const ErrorEnvelopeSchema = z.object({
+  success: z.literal(false),
+  error: z.object({
+    code: ResponseCodeSchema,
+    message: z.string(),
+    details: z.array(FieldErrorSchema).optional(),
+    requestId: z.string(),
+  }),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
+
+export const successEnvelope = <T extends z.ZodTypeAny>(data: T) =>
+  z.object({ success: z.literal(true), data });
+
+export const PageMetaSchema = z.object({
+  nextCursor: z.string().nullable().describe('Pass as `cursor` to get the next page; null on the last page'),
+});
+export type PageMeta = z.infer<typeof PageMetaSchema>;
+
+export const listEnvelope = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ success: z.literal(true), data: z.array(item), meta: PageMetaSchema });
+
+/** Errors any authenticated route can answer; routes add their own (409, 412) on top. */
+export const authenticatedErrorResponses = {
+  400: ErrorEnvelopeSchema,
+  401: ErrorEnvelopeSchema,
+  403: ErrorEnvelopeSchema,
+  404: ErrorEnvelopeSchema,
+  413: ErrorEnvelopeSchema,
+  415: ErrorEnvelopeSchema,
+  429: ErrorEnvelopeSchema,
+  500: ErrorEnvelopeSchema,
+  503: ErrorEnvelopeSchema,
+};

@@ -1,0 +1,91 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { TenantHeaders } from '../common/headers.js';
+import { TenantIdParams } from '../common/ids.js';
+import type { RouteMetadata } from '../common/metadata.js';
+import {
+  authenticatedErrorResponses,
+  ErrorEnvelopeSchema,
+  listEnvelope,
+  successEnvelope,
+} from '../envelope.js';
+import {
+  CreateMembershipBodySchema,
+  ListMembershipsQuerySchema,
+  MembershipIdParams,
+  MembershipSchema,
+  UpdateMembershipBodySchema,
+} from './memberships.schemas.js';
+
+const c = initContract();
+
+/** Tenant routes: OWNER or ADMIN of the URL's tenant, or a super administrator. */
+export const membershipsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/tenants/:tenantId/memberships',
+      pathParams: TenantIdParams,
+      query: ListMembershipsQuerySchema,
+      responses: { 200: listEnvelope(MembershipSchema) },
+      summary: "List the tenant's memberships in creation order",
+    },
+    get: {
+      method: 'GET',
+      path: '/tenants/:tenantId/memberships/:tenantMembershipId',
+      pathParams: MembershipIdParams,
+      responses: { 200: successEnvelope(MembershipSchema) },
+      metadata: { errors: ['MEMBERSHIP_NOT_FOUND'] } satisfies Partial<RouteMetadata>,
+      summary: 'Read one membership (ETag: its version)',
+    },
+    create: {
+      method: 'POST',
+      path: '/tenants/:tenantId/memberships',
+      pathParams: TenantIdParams,
+      body: CreateMembershipBodySchema,
+      responses: { 201: successEnvelope(MembershipSchema), 409: ErrorEnvelopeSchema },
+      metadata: {
+        errors: ['USER_NOT_FOUND', 'MEMBERSHIP_ALREADY_EXISTS', 'ROLE_HIERARCHY_VIOLATION'],
+      } satisfies Partial<RouteMetadata>,
+      summary: 'Add a user to the tenant',
+      description: 'Name the user by `userId`, or by `email`: an unknown email creates an invited user.',
+    },
+    update: {
+      method: 'PATCH',
+      path: '/tenants/:tenantId/memberships/:tenantMembershipId',
+      pathParams: MembershipIdParams,
+      headers: TenantHeaders.extend({
+        'if-match': z
+          .string()
+          .optional()
+          .describe('"<version>": refuse the change if the membership moved on'),
+      }),
+      body: UpdateMembershipBodySchema,
+      responses: {
+        200: successEnvelope(MembershipSchema),
+        409: ErrorEnvelopeSchema,
+        412: ErrorEnvelopeSchema,
+      },
+      metadata: {
+        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
+      } satisfies Partial<RouteMetadata>,
+      summary: "Change a membership's role",
+    },
+    remove: {
+      method: 'DELETE',
+      path: '/tenants/:tenantId/memberships/:tenantMembershipId',
+      pathParams: MembershipIdParams,
+      body: c.noBody(),
+      responses: { 204: c.noBody(), 409: ErrorEnvelopeSchema },
+      metadata: {
+        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER'],
+      } satisfies Partial<RouteMetadata>,
+      summary: 'Remove a user from the tenant',
+    },
+  },
+  {
+    baseHeaders: TenantHeaders,
+    commonResponses: authenticatedErrorResponses,
+    metadata: { access: 'tenantAdmin' } satisfies RouteMetadata,
+  },
+);

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { TimestampSchema, UuidSchema } from '../common/ids.js';
+import { pageQuery, searchQuery } from '../common/pagination.js';
+import { text } from '../common/text.js';
+
+export const TenantSlugSchema = z
+  .string()
+  .min(3)
+  .max(63)
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/,
+    'lowercase letters, digits and "-", starting and ending with a letter or digit',
+  );
+export const TenantNameSchema = text().trim().min(1).max(200);
+
+export const TenantSchema = z.object({
+  tenantId: UuidSchema,
+  slug: z.string(),
+  name: z.string(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+export type Tenant = z.infer<typeof TenantSchema>;
+
+export const EmailSchema = text().trim().email().max(254);
+export const DisplayNameSchema = text().trim().min(1).max(200);
+
+/** A user named by id, or by email (an unknown email creates an invited user). */
+export const UserReferenceSchema = z.union([
+  z.object({ userId: UuidSchema }).strict(),
+  z.object({ email: EmailSchema, displayName: DisplayNameSchema.optional() }).strict(),
+]);
+export type UserReference = z.infer<typeof UserReferenceSchema>;
+
+export const CreateTenantBodySchema = z
+  .object({ name: TenantNameSchema, slug: TenantSlugSchema, owner: UserReferenceSchema })
+  .strict();
+export type CreateTenantBody = z.infer<typeof CreateTenantBodySchema>;
+
+export const UpdateTenantBodySchema = z
+  .object({ name: TenantNameSchema.optional(), slug: TenantSlugSchema.optional() })
+  .strict()
+  .refine((body) => body.name !== undefined || body.slug !== undefined, {
+    message: 'give at least one of name, slug',
+  });
+export type UpdateTenantBody = z.infer<typeof UpdateTenantBodySchema>;
+
+export const ListTenantsQuerySchema = z.object({
+  ...pageQuery,
+  q: searchQuery.optional().describe('Case-insensitive substring of the name or the slug'),
+});
+export type ListTenantsQuery = z.infer<typeof ListTenantsQuerySchema>;
