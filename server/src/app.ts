@@ -1,0 +1,103 @@
+import { type Contract, contract } from '@tms/contract';
+import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
+import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
+import express from 'express';
+import type { TokenVerifier } from './auth/token-verifier.js';
+import type { Database } from './db/database.js';
+import { loadCaller, verifyBearer } from './http/authenticate.js';
+import { authorise } from './http/authorise.js';
+import { corsFor, securityHeaders } from './http/browser-security.js';
+import { errorHandler } from './http/error-handler.js';
+import { jsonBody } from './http/json-body.js';
+import { notFound } from './http/not-found.js';
+import { rateLimit } from './http/rate-limit.js';
+import { requestDeadline } from './http/request-deadline.js';
+import { requestId } from './http/request-id.js';
+import { requestLog } from './http/request-log.js';
+import { tenantHeaderMatchesUrl } from './http/tenant-header.js';
+import type { Logger } from './logger.js';
+import { docsRouter } from './modules/docs/docs.router.js';
+import { healthRouter } from './modules/health/health.router.js';
+import { meRouter } from './modules/me/me.router.js';
+import { membershipsRouter } from './modules/memberships/memberships.router.js';
+import { tenantsRouter } from './modules/tenants/tenants.router.js';
+import type { RateLimiter } from './rate-limit/rate-limiter.js';
+
+export type AppDeps = {
+  db: Database;
+  verifyToken: TokenVerifier;
+  logger: Logger;
+  version: string;
+  startedAt?: number;
+  corsOrigins?: string[];
+  requestTimeoutMs?: number;
+  /** True once the process is shutting down: answers then close their connections. */
+  isStopping?: () => boolean;
+  /** Called when a request reaches its deadline: the database may hold a stuck connection. */
+  onDeadline?: () => void;
+  rateLimiter?: RateLimiter;
+  /** Express's `trust proxy`: which proxies may tell the client's address (for anonymous rate limits). */
+  trustProxy?: boolean | number | string;
+};
+
+export const flattenRoutes = (router: AppRouter): AppRoute[] =>
+  Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : flattenRoutes(entry)));
+
+export function createApp(deps: AppDeps): express.Express {
+  const { db, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.set('trust proxy', deps.trustProxy ?? false);
+
+  const isStopping = deps.isStopping;
+  if (isStopping) {
+    // Keep-alive connections would otherwise bring new requests after SIGTERM and delay the exit.
+    app.use((_req, res, next) => {
+      if (isStopping()) res.setHeader('Connection', 'close');
+      next();
+    });
+  }
+  app.use(
+    requestId,
+    requestLog(logger),
+    requestDeadline(deps.requestTimeoutMs ?? 4000, deps.onDeadline),
+    securityHeaders,
+  );
+  const allowCors = corsFor(deps.corsOrigins ?? []);
+  if (allowCors) app.use(allowCors);
+  app.use(docsRouter(deps.version));
+
+  // Per matched route, in this order: how often you call (429), who you are (401), whether the request contradicts its URL
+  // (400), whether you may (403/404), then the body (415/413/400) and the contract's validation.
+  const pipeline = [
+    verifyBearer(deps.verifyToken),
+    rateLimit(deps.rateLimiter),
+    loadCaller(db),
+    tenantHeaderMatchesUrl,
+    authorise(db),
+    jsonBody,
+  ];
+  const options: TsRestExpressOptions<Contract> = {
+    logInitialization: false,
+    responseValidation: false,
+    globalMiddleware: pipeline as unknown as NonNullable<TsRestExpressOptions<Contract>['globalMiddleware']>,
+    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+  };
+  createExpressEndpoints(
+    contract,
+    {
+      tenants: tenantsRouter(db),
+      memberships: membershipsRouter(db),
+      me: meRouter(db),
+      health: healthRouter(db, deps.version, deps.startedAt ?? Date.now()),
+    },
+    app,
+    options,
+  );
+
+  app.use(notFound(flattenRoutes(contract)));
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,111 @@
+import { createSecretKey } from 'node:crypto';
+import { text } from '@tms/contract';
+import {
+  createRemoteJWKSet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  errors as joseErrors,
+  jwtVerify,
+} from 'jose';
+import { z } from 'zod';
+import { UnauthenticatedError } from '../errors/access-errors.js';
+import { ServiceUnavailableError } from '../errors/server-errors.js';
+import { VerifiedTokens } from './verified-tokens.js';
+
+export type TokenClaims = {
+  sub: string;
+  email?: string;
+  emailVerified: boolean;
+  name?: string;
+};
+
+export type TokenVerifier = (token: string) => Promise<TokenClaims>;
+
+export type VerifierOptions =
+  | { secret: string; issuer?: string; audience?: string }
+  | { jwksUrl: string; issuer?: string; audience?: string };
+
+/** Bounded tolerance for clocks that drift between the identity provider and this server. */
+export const CLOCK_TOLERANCE_SECONDS = 5;
+
+// Claims end up in the users table: no NUL (PostgreSQL refuses it), bounded lengths. A bad
+// subject refuses the token; a bad optional claim is ignored.
+const ClaimsSchema = z.object({
+  sub: text().min(1).max(255),
+  email: text().max(254).optional().catch(undefined),
+  email_verified: z.boolean().optional().catch(undefined),
+  name: text().max(200).optional().catch(undefined),
+});
+
+export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
+  const common = {
+    issuer: options.issuer,
+    audience: options.audience,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['sub'],
+  };
+  const verify =
+    'secret' in options
+      ? (() => {
+          const key = createSecretKey(Buffer.from(options.secret, 'utf8'));
+          return (token: string) => jwtVerify(token, key, { ...common, algorithms: ['HS256'] });
+        })()
+      : (() => {
+          const remote = createRemoteJWKSet(new URL(options.jwksUrl), {
+            timeoutDuration: 3000,
+            cooldownDuration: 30_000,
+          });
+          // Only "no such key" is the token's fault; a JWKS that cannot be fetched, does not answer
+          // in time, or answers an error or garbage is the identity provider's: 503, not 401.
+          const keys: JWTVerifyGetKey = async (header, token) => {
+            try {
+              return await remote(header, token);
+            } catch (error) {
+              if (
+                error instanceof joseErrors.JWKSNoMatchingKey ||
+                error instanceof joseErrors.JWKSMultipleMatchingKeys ||
+                error instanceof joseErrors.JOSENotSupported
+              ) {
+                throw error;
+              }
+              throw new ServiceUnavailableError('The identity provider cannot be reached');
+            }
+          };
+          return (token: string) => jwtVerify(token, keys, { ...common, algorithms: ['RS256', 'ES256'] });
+        })();
+
+  const verified = new VerifiedTokens();
+  return async (token) => {
+    const known = verified.get(token);
+    if (known) return known;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await verify(token));
+    } catch (error) {
+      throw translateJoseError(error);
+    }
+    const parsed = ClaimsSchema.safeParse(payload);
+    if (!parsed.success) throw new UnauthenticatedError('The token has no usable subject');
+    const claims = {
+      sub: parsed.data.sub,
+      email: parsed.data.email,
+      emailVerified: parsed.data.email_verified === true,
+      name: parsed.data.name,
+    };
+    verified.set(token, claims, payload.exp);
+    return claims;
+  };
+}
+
+function translateJoseError(error: unknown): Error {
+  if (error instanceof ServiceUnavailableError) return error;
+  if (error instanceof joseErrors.JWKSTimeout) {
+    return new ServiceUnavailableError('The identity provider did not answer in time');
+  }
+  if (error instanceof joseErrors.JWTExpired) return new UnauthenticatedError('The token has expired');
+  if (error instanceof joseErrors.JOSEError) return new UnauthenticatedError('The token is not valid');
+  // A JWKS that cannot be fetched at all (DNS, refused connection) surfaces as a plain fetch error.
+  if (error instanceof TypeError)
+    return new ServiceUnavailableError('The identity provider cannot be reached');
+  return new UnauthenticatedError('The token is not valid');
+}

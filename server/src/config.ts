@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const databaseUrl = optionalString.refine(
+  (value) => value === undefined || /^postgres(ql)?:\/\/.+/.test(value),
+  'must be a postgres:// or postgresql:// URL',
+);
+
+const httpUrl = optionalString.refine(
+  (value) => value === undefined || /^https?:\/\/.+/.test(value),
+  'must be an http:// or https:// URL',
+);
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: z.coerce
+      .number({ invalid_type_error: 'must be a port number' })
+      .int()
+      .min(0)
+      .max(65535)
+      .default(3000),
+    HOST: z.string().trim().min(1).default('127.0.0.1'),
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(4000),
+    PGLITE_DATA_DIR: z.string().trim().min(1).default('.data/pglite'),
+    AUTH_JWT_SECRET: optionalString.refine(
+      (value) => value === undefined || Buffer.byteLength(value, 'utf8') >= 32,
+      'must be at least 32 bytes long',
+    ),
+    AUTH_JWKS_URL: httpUrl,
+    AUTH_ISSUER: optionalString,
+    AUTH_AUDIENCE: optionalString,
+    SUPER_ADMIN_SUBJECTS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((subject) => subject.trim())
+          .filter((subject) => subject.length > 0),
+      ),
+    CORS_ORIGINS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim().replace(/\/+$/, ''))
+          .filter((origin) => origin.length > 0),
+      )
+      .refine(
+        (origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)),
+        'must be comma-separated origins like https://app.example.com, or *',
+      ),
+    RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    TRUST_PROXY: z
+      .string()
+      .trim()
+      .default('false')
+      .transform((value): boolean | number | string =>
+        value === 'true'
+          ? true
+          : value === 'false' || value === ''
+            ? false
+            : /^\d+$/.test(value)
+              ? Number(value)
+              : value,
+      ),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.AUTH_JWT_SECRET && env.AUTH_JWKS_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_JWKS_URL'],
+        message: 'set AUTH_JWT_SECRET or AUTH_JWKS_URL, not both',
+      });
+    }
+    if (env.NODE_ENV === 'production' && !env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_JWT_SECRET'],
+        message: 'production needs AUTH_JWT_SECRET or AUTH_JWKS_URL',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export type DatabaseConfig =
+  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'pglite'; dataDir: string };
+
+export type Config = {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  /** Past this, a request answers 503 rather than wait on a database that does not answer. */
+  requestTimeoutMs: number;
+  /** Without a secret or a JWKS, development uses a generated secret: see auth/dev-secret.ts. */
+  auth: { jwtSecret?: string; jwksUrl?: string; issuer?: string; audience?: string };
+  superAdminSubjects: string[];
+  /** Browser origins allowed to call the API; empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** Requests per caller and window; undefined when RATE_LIMIT_MAX is 0 (no limit). */
+  rateLimit?: { max: number; windowSeconds: number };
+  trustProxy: boolean | number | string;
+  logLevel: Env['LOG_LEVEL'];
+};
+
+export class ConfigError extends Error {
+  constructor(readonly lines: string[]) {
+    super(`invalid configuration:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+  }
+}
+
+/** The only reader of the environment. Every bad variable is reported, one line each. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'environment');
+        const value = source[name];
+        const shown = value === undefined || name.includes('SECRET') ? '' : ` (got "${value}")`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
+  }
+  const env = parsed.data;
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    database: env.DATABASE_URL
+      ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+      : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    auth: {
+      jwtSecret: env.AUTH_JWT_SECRET,
+      jwksUrl: env.AUTH_JWKS_URL,
+      issuer: env.AUTH_ISSUER,
+      audience: env.AUTH_AUDIENCE,
+    },
+    superAdminSubjects: env.SUPER_ADMIN_SUBJECTS,
+    corsOrigins: env.CORS_ORIGINS,
+    rateLimit:
+      env.RATE_LIMIT_MAX > 0
+        ? { max: env.RATE_LIMIT_MAX, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }
+        : undefined,
+    trustProxy: env.TRUST_PROXY,
+    logLevel: env.LOG_LEVEL,
+  };
+}

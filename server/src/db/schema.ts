@@ -1,0 +1,98 @@
+import { ROLES } from '@tms/contract';
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+export const membershipRole = pgEnum('membership_role', ROLES);
+
+const timestamps = {
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+};
+
+/**
+ * A user is known by the `sub` of its tokens. An invited user has no subject yet: the first
+ * login whose token carries the same email, verified, claims the record.
+ */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey(),
+    subject: text('subject').unique('users_subject_key'),
+    email: text('email'),
+    displayName: text('display_name'),
+    isSuperAdmin: boolean('is_super_admin').notNull().default(false),
+    ...timestamps,
+  },
+  (table) => [
+    uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
+    // Member search (`q`) is a substring match: trigram indexes serve ILIKE '%...%'.
+    index('users_email_trgm_idx').using('gin', table.email.op('gin_trgm_ops')),
+    index('users_display_name_trgm_idx').using('gin', table.displayName.op('gin_trgm_ops')),
+  ],
+);
+
+export const tenants = pgTable('tenants', {
+  // UUIDv7, made in TypeScript: time-ordered, so the primary key is also the creation order.
+  id: uuid('id').primaryKey(),
+  slug: text('slug').notNull().unique('tenants_slug_key'),
+  name: text('name').notNull(),
+  ...timestamps,
+});
+
+export const tenantMemberships = pgTable(
+  'tenant_memberships',
+  {
+    id: uuid('id').notNull(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: membershipRole('role').notNull(),
+    version: integer('version').notNull().default(1),
+    ...timestamps,
+  },
+  (table) => [
+    // Every access names the tenant (the scope rule), and pages of one tenant walk it in creation
+    // order. With no index on the id alone, the planner cannot walk every tenant's rows in id
+    // order looking for one tenant's: a first page costs the same at the millionth row.
+    primaryKey({ name: 'tenant_memberships_pkey', columns: [table.tenantId, table.id] }),
+    uniqueIndex('tenant_memberships_tenant_user_key').on(table.tenantId, table.userId),
+    // Pages filtered by role, and the owner count behind the last-owner rule.
+    index('tenant_memberships_tenant_role_id_idx').on(table.tenantId, table.role, table.id),
+    // GET /me: the caller's memberships.
+    index('tenant_memberships_user_id_idx').on(table.userId),
+  ],
+);
+
+/**
+ * Hits per caller and fixed window, shared by every process on the database. The migration makes
+ * it UNLOGGED: counters are worth less than the write-ahead log they would cost, and a crash that
+ * forgets them only forgives a few requests.
+ */
+export const rateLimitHits = pgTable(
+  'rate_limit_hits',
+  {
+    key: text('key').notNull(),
+    windowStart: bigint('window_start', { mode: 'number' }).notNull(),
+    hits: integer('hits').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.key, table.windowStart] })],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type TenantRow = typeof tenants.$inferSelect;
+export type MembershipRow = typeof tenantMemberships.$inferSelect;

@@ -1,0 +1,20 @@
+import { type FieldError, HTTP_STATUS, type ResponseCode } from '@tms/contract';
+
+/**
+ * The base of every error the service answers on purpose. Each subclass fixes its ResponseCode;
+ * the HTTP status always comes from the contract's one map, so the two can never disagree.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: ResponseCode;
+  readonly details?: FieldError[];
+
+  constructor(message: string, details?: FieldError[]) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+
+  get status(): number {
+    return HTTP_STATUS[this.code];
+  }
+}

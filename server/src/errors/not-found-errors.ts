@@ -1,0 +1,22 @@
+import { AppError } from './app-error.js';
+
+export class TenantNotFoundError extends AppError {
+  readonly code = 'TENANT_NOT_FOUND';
+  constructor(tenantId: string) {
+    super(`Tenant ${tenantId} does not exist`);
+  }
+}
+
+export class MembershipNotFoundError extends AppError {
+  readonly code = 'MEMBERSHIP_NOT_FOUND';
+  constructor(membershipId: string) {
+    super(`Membership ${membershipId} does not exist in this tenant`);
+  }
+}
+
+export class UserNotFoundError extends AppError {
+  readonly code = 'USER_NOT_FOUND';
+  constructor(userId: string) {
+    super(`User ${userId} does not exist`);
+  }
+}

@@ -1,0 +1,123 @@
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { type ResolvedAuth, resolveAuth, verifierFor } from './auth/auth-setup.js';
+import { signDevToken } from './auth/sign-token.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { envelopeClientErrors } from './http/client-error.js';
+import { createLogger } from './logger.js';
+import { grantSuperAdmin } from './modules/users/users.repository.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { VERSION } from './version.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+/** Outside production, the subject of the printed token when SUPER_ADMIN_SUBJECTS names none. */
+const LOCAL_ADMIN_SUBJECT = 'local-admin';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** Outside production with a secret, a super-administrator token is printed for /docs and curl. */
+function devAdminSubject(config: Config, auth: ResolvedAuth): string | undefined {
+  if (config.env === 'production' || !('secret' in auth)) return undefined;
+  return config.superAdminSubjects[0] ?? LOCAL_ADMIN_SUBJECT;
+}
+
+async function printDevToken(subject: string, auth: ResolvedAuth, baseUrl: string) {
+  if (!('secret' in auth)) return;
+  const token = await signDevToken(auth.secret, {
+    sub: subject,
+    name: 'Local administrator',
+    ttl: '12h',
+    issuer: auth.issuer,
+    audience: auth.audience,
+  });
+  console.warn(
+    [
+      '',
+      `  Docs:  ${baseUrl}/docs`,
+      `  Super-administrator token (subject "${subject}", valid 12 h; paste it into Authorize in /docs):`,
+      '',
+      `  ${token}`,
+      '',
+      `  TOKEN=${token}`,
+      `  curl -H "Authorization: Bearer $TOKEN" ${baseUrl}/me`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function main() {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const auth = resolveAuth(config);
+  const database = await openDatabase(config.database).catch((error: unknown) => {
+    console.error(`cannot open the ${config.database.kind} database: ${(error as Error).message}`);
+    process.exit(1);
+  });
+  const devSubject = devAdminSubject(config, auth);
+  for (const subject of new Set([...config.superAdminSubjects, ...(devSubject ? [devSubject] : [])])) {
+    await grantSuperAdmin(database.db, subject);
+  }
+
+  let stopping = false;
+  const rateLimiter = config.rateLimit ? new RateLimiter(database.db, config.rateLimit, logger) : undefined;
+  rateLimiter?.start();
+  const app = createApp({
+    db: database.db,
+    verifyToken: verifierFor(auth),
+    logger,
+    version: VERSION,
+    corsOrigins: config.corsOrigins,
+    requestTimeoutMs: config.requestTimeoutMs,
+    onDeadline: () => {
+      if (database.recycle?.()) logger.warn('a request reached its deadline: database connections replaced');
+    },
+    rateLimiter,
+    isStopping: () => stopping,
+    trustProxy: config.trustProxy,
+  });
+  const server = app.listen(config.port, config.host);
+  envelopeClientErrors(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  if (devSubject) await printDevToken(devSubject, auth, baseUrl);
+  else console.warn(`\n  Docs:  ${baseUrl}/docs\n`);
+  logger.info({ url: baseUrl, database: database.kind, version: VERSION }, `listening on ${baseUrl}`);
+
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    server.close(async () => {
+      clearTimeout(force);
+      await rateLimiter?.stop();
+      await database.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    // Keep-alive sockets with no request in flight would hold close() open until they time out.
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`could not start: ${(error as Error).message ?? error}`);
+  process.exit(1);
+});

@@ -1,0 +1,14 @@
+import { type Membership, ROLE_LEVEL } from '@tms/contract';
+import type { MembershipWithUser } from './memberships.repository.js';
+
+export const toMembershipDto = (row: MembershipWithUser): Membership => ({
+  tenantMembershipId: row.id,
+  tenantId: row.tenantId,
+  userId: row.userId,
+  role: row.role,
+  roleLevel: ROLE_LEVEL[row.role],
+  version: row.version,
+  user: { userId: row.userId, email: row.user.email, displayName: row.user.displayName },
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});

@@ -1,0 +1,62 @@
+import type { CreateTenantBody, ListTenantsQuery, UpdateTenantBody } from '@tms/contract';
+import { v7 as uuidv7 } from 'uuid';
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/db-errors.js';
+import type { TenantRow } from '../../db/schema.js';
+import { TenantNotFoundError, TenantSlugTakenError } from '../../errors/index.js';
+import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
+import { insertMembership } from '../memberships/memberships.repository.js';
+import { getOrInviteUser } from '../users/users.service.js';
+import { deleteTenant, findTenant, insertTenant, listTenants, updateTenant } from './tenants.repository.js';
+
+const SLUG_KEY = 'tenants_slug_key';
+
+/** A tenant is never without an OWNER, from its first instant: both rows go in one transaction. */
+export async function createTenant(db: Database, input: CreateTenantBody): Promise<TenantRow> {
+  try {
+    return await db.transaction(async (tx) => {
+      const owner = await getOrInviteUser(tx, input.owner);
+      const tenant = await insertTenant(tx, { id: uuidv7(), slug: input.slug, name: input.name });
+      await insertMembership(tx, { tenantId: tenant.id, userId: owner.id, role: 'OWNER' });
+      return tenant;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, SLUG_KEY)) throw new TenantSlugTakenError(input.slug);
+    throw error;
+  }
+}
+
+export async function getTenant(db: Database, tenantId: string): Promise<TenantRow> {
+  const tenant = await findTenant(db, tenantId);
+  if (!tenant) throw new TenantNotFoundError(tenantId);
+  return tenant;
+}
+
+export async function listTenantsPage(db: Database, query: ListTenantsQuery): Promise<Page<TenantRow>> {
+  const rows = await listTenants(db, {
+    afterId: decodeCursor(query.cursor),
+    q: query.q,
+    limit: query.limit + 1,
+  });
+  return toPage(rows, query.limit);
+}
+
+export async function renameTenant(
+  db: Database,
+  tenantId: string,
+  changes: UpdateTenantBody,
+): Promise<TenantRow> {
+  let tenant: TenantRow | undefined;
+  try {
+    tenant = await updateTenant(db, tenantId, changes);
+  } catch (error) {
+    if (changes.slug && isUniqueViolation(error, SLUG_KEY)) throw new TenantSlugTakenError(changes.slug);
+    throw error;
+  }
+  if (!tenant) throw new TenantNotFoundError(tenantId);
+  return tenant;
+}
+
+export async function removeTenant(db: Database, tenantId: string): Promise<void> {
+  if (!(await deleteTenant(db, tenantId))) throw new TenantNotFoundError(tenantId);
+}
