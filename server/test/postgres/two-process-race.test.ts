@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRawClient, type RawClient } from '@tms/client';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signDevToken } from '../../src/auth/sign-token.js';
+import { unique } from '../factories.js';
+import {
+  type AnyResponse,
+  errorCodeOf,
+  expectOneLastOwnerRefusal,
+  uniqueEmail,
+} from '../membership-helpers.js';
+import { type Spawned, spawnServer } from '../process/spawn-server.js';
+import { type BareDatabase, createBareDatabase } from '../test-database.js';
+
+// The last-owner rule and the one-membership-per-user rule must hold in the database itself: two
+// processes share no memory, so only the tenant row lock and the unique index can keep them.
+const ROUNDS = 60;
+const SECRET = 'two-process-race-secret-of-at-least-32-bytes';
+const ADMIN_SUBJECT = unique('race-admin');
+
+let database: BareDatabase;
+let workdir: string;
+let sql: postgres.Sql;
+const servers: Spawned[] = [];
+/** One super-administrator client per process: [first, second]. */
+let apis: [RawClient, RawClient];
+
+beforeAll(async () => {
+  database = await createBareDatabase();
+  workdir = mkdtempSync(join(tmpdir(), 'tms-two-process-'));
+  const env = {
+    DATABASE_URL: database.url,
+    AUTH_JWT_SECRET: SECRET,
+    NODE_ENV: 'test',
+    SUPER_ADMIN_SUBJECTS: ADMIN_SUBJECT,
+  };
+  // Started together, they also race on the migrations (serialised by an advisory lock).
+  servers.push(...(await Promise.all([spawnServer(env, workdir), spawnServer(env, workdir)])));
+  const token = await signDevToken(SECRET, { sub: ADMIN_SUBJECT });
+  const [first, second] = servers.map((s) => createRawClient({ baseUrl: s.baseUrl, token }));
+  if (!first || !second) throw new Error('two servers were expected');
+  apis = [first, second];
+  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+}, 60_000);
+
+afterAll(async () => {
+  await sql?.end({ timeout: 5 });
+  for (const server of servers) server.child.kill('SIGTERM');
+  const exits = await Promise.all(servers.map((s) => s.exit));
+  await database?.drop();
+  if (workdir) rmSync(workdir, { recursive: true, force: true });
+  // After the database is gone, so that a failed stop leaves nothing behind.
+  expect(exits).toEqual(servers.map(() => ({ code: 0, signal: null })));
+}, 30_000);
+
+/** A tenant with two OWNERs, both invited by email, seeded through HTTP on the first process. */
+async function twoOwners() {
+  const [api] = apis;
+  const slug = unique('race');
+  const tenant = await api.tenants.create({
+    body: { name: slug, slug, owner: { email: uniqueEmail('owner-a') } },
+  });
+  if (tenant.status !== 201) throw new Error(`seeding answered ${tenant.status}`);
+  const tenantId = tenant.body.data.tenantId;
+  const second = await api.memberships.create({
+    params: { tenantId },
+    body: { role: 'OWNER', email: uniqueEmail('owner-b') },
+  });
+  if (second.status !== 201) throw new Error(`seeding answered ${second.status}`);
+  const [a] = await sql<{ id: string }[]>`
+    select id from tenant_memberships where tenant_id = ${tenantId} and id <> ${second.body.data.tenantMembershipId}`;
+  if (!a) throw new Error('the first OWNER is missing');
+  return { tenantId, A: a.id, B: second.body.data.tenantMembershipId };
+}
+
+type Move = { kind: 'demote' | 'delete'; target: 'A' | 'B' };
+
+function play(api: RawClient, round: { tenantId: string; A: string; B: string }, move: Move) {
+  const params = { tenantId: round.tenantId, tenantMembershipId: round[move.target] };
+  return move.kind === 'demote'
+    ? api.memberships.update({ params, body: { role: 'ADMIN' } })
+    : api.memberships.remove({ params });
+}
+
+const PAIRS: [Move, Move][] = [
+  [
+    { kind: 'demote', target: 'A' },
+    { kind: 'delete', target: 'B' },
+  ],
+  [
+    { kind: 'delete', target: 'A' },
+    { kind: 'delete', target: 'B' },
+  ],
+  [
+    { kind: 'demote', target: 'A' },
+    { kind: 'demote', target: 'B' },
+  ],
+];
+
+const describeAnswers = (answers: AnyResponse[]) =>
+  answers.map((r) => `${r.status} ${errorCodeOf(r) ?? ''}`.trim()).join(', ');
+
+describe('two server processes on one PostgreSQL', () => {
+  it(`keep an OWNER in every tenant when last-owner requests race across them (${ROUNDS} rounds)`, async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const round = await twoOwners();
+      const [first, second] = PAIRS[i % PAIRS.length] ?? [];
+      if (!first || !second) throw new Error('no pair');
+      // Alternate which process gets which request, so neither is always the early one.
+      const [p, q] = i % 2 === 0 ? apis : [apis[1], apis[0]];
+      const answers = await Promise.all([play(p, round, first), play(q, round, second)]);
+      const context = `round ${i}: ${describeAnswers(answers)}`;
+
+      const rows = await sql<{ id: string; role: string; version: number }[]>`
+        select id, role::text, version from tenant_memberships where tenant_id = ${round.tenantId}`;
+      const target = (move: Move) => ({ kind: move.kind, membershipId: round[move.target] });
+      expectOneLastOwnerRefusal([target(first), target(second)], answers, rows, context);
+    }
+  });
+
+  it('let exactly one of 10 identical creates split across them succeed (10 rounds)', async () => {
+    for (let i = 0; i < 10; i++) {
+      const round = await twoOwners();
+      const body = { role: 'STUDENT' as const, email: uniqueEmail('dup') };
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          (n % 2 === 0 ? apis[0] : apis[1]).memberships.create({
+            params: { tenantId: round.tenantId },
+            body,
+          }),
+        ),
+      );
+      const context = `round ${i}: ${describeAnswers(answers)}`;
+      expect(
+        answers.filter((r) => r.status === 201),
+        context,
+      ).toHaveLength(1);
+      expect(
+        answers.filter((r) => errorCodeOf(r) === 'MEMBERSHIP_ALREADY_EXISTS'),
+        context,
+      ).toHaveLength(9);
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from tenant_memberships m join users u on u.id = m.user_id
+        where m.tenant_id = ${round.tenantId} and lower(u.email) = lower(${body.email})`;
+      expect(row?.n, context).toBe(1);
+    }
+  });
+
+  it('invite one new email into two tenants at once, one per process, as one user', async () => {
+    for (let i = 0; i < 10; i++) {
+      const [t1, t2] = await Promise.all([twoOwners(), twoOwners()]);
+      const body = { role: 'TEACHER' as const, email: uniqueEmail('shared') };
+      const answers = await Promise.all([
+        apis[0].memberships.create({ params: { tenantId: t1.tenantId }, body }),
+        apis[1].memberships.create({ params: { tenantId: t2.tenantId }, body }),
+      ]);
+      const userIds = answers.map((r) => (r.status === 201 ? r.body.data.userId : `status ${r.status}`));
+      expect(userIds[0], `round ${i}`).toMatch(/^[0-9a-f-]{36}$/);
+      expect(userIds[1], `round ${i}`).toBe(userIds[0]);
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf } from '../json.js';
+import { runToExit, type Spawned, spawnServer } from './spawn-server.js';
+
+let workdir: string;
+beforeAll(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'tms-process-'));
+});
+afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+
+const tokenFrom = (output: string) => {
+  const token = /\n {2}(eyJ[\w-]+\.[\w-]+\.[\w-]+)\n/.exec(output)?.[1];
+  if (!token) throw new Error(`no token printed:\n${output}`);
+  return token;
+};
+
+async function stop(server: Spawned) {
+  server.child.kill('SIGTERM');
+  return server.exit;
+}
+
+describe('a bare start on the embedded database', () => {
+  it('prints the docs and a super-administrator token, keeps writes across restarts, and stops on SIGTERM', async () => {
+    const first = await spawnServer({}, workdir);
+    expect(first.output()).toContain(`${first.baseUrl}/docs`);
+    const token = tokenFrom(first.output());
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${first.baseUrl}/admin/tenants`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Kept', slug: 'kept-school', owner: { email: 'head@kept.test' } }),
+    });
+    expect(created.status).toBe(201);
+    expect(await stop(first)).toEqual({ code: 0, signal: null });
+
+    const second = await spawnServer({}, workdir);
+    try {
+      // The same generated secret: the first run's token is still good.
+      const list = await fetch(`${second.baseUrl}/admin/tenants?q=kept`, { headers });
+      expect(list.status).toBe(200);
+      expect((await jsonOf(list)).data).toEqual([expect.objectContaining({ slug: 'kept-school' })]);
+
+      const intruder = await runToExit({}, workdir);
+      expect(intruder.code).toBe(1);
+      expect(intruder.stdout + intruder.stderr).toMatch(/in use by process \d+/);
+    } finally {
+      expect((await stop(second)).code).toBe(0);
+    }
+  });
+
+  it('finishes the requests in flight when SIGTERM arrives', async () => {
+    const server = await spawnServer({ PGLITE_DATA_DIR: 'memory://' }, workdir);
+    const token = tokenFrom(server.output());
+    const inFlight = Array.from({ length: 30 }, () =>
+      fetch(`${server.baseUrl}/me`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (res) => res.status,
+        () => 'refused' as const,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    server.child.kill('SIGTERM');
+    const statuses = await Promise.all(inFlight);
+    expect(statuses.filter((s) => s !== 200 && s !== 'refused')).toEqual([]);
+    expect(statuses).toContain(200);
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+    const afterwards = await fetch(`${server.baseUrl}/health/live`).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(afterwards).toBe('refused');
+  });
+});
+
+describe('a bad configuration', () => {
+  it('stops the start with one clear line per bad variable', async () => {
+    const result = await runToExit(
+      { PORT: 'eighty', LOG_LEVEL: 'chatty', DATABASE_URL: 'mysql://x' },
+      workdir,
+    );
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toBe('invalid configuration:');
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.trim().split(':')[0])
+        .sort(),
+    ).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'PORT']);
+    expect(result.stderr).not.toMatch(/\bat \w+ \(/);
+  });
+
+  it('refuses production without a secret', async () => {
+    const result = await runToExit({ NODE_ENV: 'production' }, workdir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('AUTH_JWT_SECRET: production needs AUTH_JWT_SECRET or AUTH_JWKS_URL');
+  });
+});

@@ -1,0 +1,278 @@
+import { contract } from '@tms/contract';
+import { isAppRoute } from '@ts-rest/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.js';
+import { encodeCursor } from '../src/pagination/cursor.js';
+import { type Actor, addMember, createActor, createSuperAdmin, createTenantFixture } from './factories.js';
+import { startTestServer, type TestServer } from './harness.js';
+import { type AnyResponse, uniqueEmail } from './membership-helpers.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+/**
+ * How many SQL statements each route sends, counted through HTTP with the driver's query log.
+ * `statements` are the ones drizzle sends; a route that writes also opens one transaction, which
+ * the drivers wrap in BEGIN and COMMIT without logging them: its round trips to the database are
+ * statements + 2 x transactions. A change to these numbers is a change to the cost of the route.
+ */
+const statements: string[] = [];
+let transactions = 0;
+let database: TestDatabase;
+let h: TestServer;
+
+/** The app's handle, counting db.transaction() calls on the way. */
+function countingTransactions(db: Database): Database {
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'transaction') {
+        return (...args: Parameters<Database['transaction']>) => {
+          transactions += 1;
+          return target.transaction(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+type Fixture = {
+  admin: Actor;
+  superAdmin: Actor;
+  outsider: Actor;
+  tenantId: string;
+  studentIds: string[];
+  freshUserIds: string[];
+  spareTenantIds: string[];
+};
+let f: Fixture;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ onQuery: (sql) => statements.push(sql) });
+  h = await startTestServer({ database: { ...database, db: countingTransactions(database.db) } });
+  const t = await createTenantFixture(h);
+  const admin = (await addMember(h, t.tenantId, 'ADMIN')).actor;
+  const studentIds: string[] = [];
+  for (let i = 0; i < 4; i++) studentIds.push((await addMember(h, t.tenantId, 'STUDENT')).membershipId);
+  const superAdmin = await createSuperAdmin(h);
+  const spareTenantIds = [(await createTenantFixture(h)).tenantId, (await createTenantFixture(h)).tenantId];
+  const freshUserIds = [(await createActor(h)).userId, (await createActor(h)).userId];
+  f = {
+    admin,
+    superAdmin,
+    outsider: await createActor(h),
+    tenantId: t.tenantId,
+    studentIds,
+    freshUserIds,
+    spareTenantIds,
+  };
+});
+
+afterAll(async () => {
+  await h?.close();
+  await database?.close();
+});
+
+type Cost = { statements: number; transactions: number };
+
+async function costOf(call: () => Promise<AnyResponse>, status: number): Promise<Cost & { sql: string[] }> {
+  statements.length = 0;
+  transactions = 0;
+  const res = await call();
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return { statements: statements.length, transactions, sql: [...statements] };
+}
+
+type Case = {
+  route: string;
+  name: string;
+  status: number;
+  cost: Cost;
+  call: (f: Fixture) => Promise<AnyResponse>;
+};
+
+const reads = (n: number): Cost => ({ statements: n, transactions: 0 });
+const writes = (n: number): Cost => ({ statements: n, transactions: 1 });
+const at = (f: Fixture, i: number) => ({ tenantId: f.tenantId, tenantMembershipId: f.studentIds[i] ?? '' });
+const spare = (f: Fixture, i: number) => ({ tenantId: f.spareTenantIds[i] ?? '' });
+
+// Every authenticated request starts with one statement: the caller's user row, by subject.
+// The tenant guard adds one (the caller's role) on membership routes.
+const CASES: Case[] = [
+  {
+    route: 'health.live',
+    name: 'liveness',
+    status: 200,
+    cost: reads(0),
+    call: () => h.client().health.live(),
+  },
+  {
+    route: 'health.ready',
+    name: 'readiness',
+    status: 200,
+    cost: reads(1),
+    call: () => h.client().health.ready(),
+  },
+  {
+    route: 'health.report',
+    name: 'report',
+    status: 200,
+    cost: reads(1),
+    call: () => h.client().health.report(),
+  },
+  {
+    route: 'me.get',
+    name: 'known caller: user, memberships',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.admin.api.me.get(),
+  },
+  {
+    route: 'me.get',
+    name: 'first sight of a subject: user, insert user, memberships',
+    status: 200,
+    cost: reads(3),
+    call: async () => h.client(await h.token(`new-${Date.now()}`)).me.get(),
+  },
+  {
+    route: 'memberships.list',
+    name: 'first page: user with its role, page',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.admin.api.memberships.list({ params: { tenantId: f.tenantId }, query: { limit: 2 } }),
+  },
+  {
+    route: 'memberships.list',
+    name: 'page by cursor: user with its role, page',
+    status: 200,
+    cost: reads(2),
+    call: (f) =>
+      f.admin.api.memberships.list({
+        params: { tenantId: f.tenantId },
+        query: { limit: 2, cursor: encodeCursor(f.studentIds[0] ?? '') },
+      }),
+  },
+  {
+    route: 'memberships.get',
+    name: 'ADMIN: user with its role, membership',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.admin.api.memberships.get({ params: at(f, 0) }),
+  },
+  {
+    route: 'memberships.get',
+    name: 'super administrator: user, tenant and role, membership',
+    status: 200,
+    cost: reads(3),
+    call: (f) => f.superAdmin.api.memberships.get({ params: at(f, 0) }),
+  },
+  {
+    route: 'memberships.get',
+    name: 'refused to a non-member: user with its role',
+    status: 403,
+    cost: reads(1),
+    call: (f) => f.outsider.api.memberships.get({ params: at(f, 0) }),
+  },
+  {
+    route: 'memberships.get',
+    name: 'no token: nothing',
+    status: 401,
+    cost: reads(0),
+    call: (f) => h.client().memberships.get({ params: at(f, 0) }),
+  },
+  {
+    route: 'memberships.create',
+    name: 'by userId: user with its role; then lock tenant, role, target user, insert',
+    status: 201,
+    cost: writes(5),
+    call: (f) =>
+      f.admin.api.memberships.create({
+        params: { tenantId: f.tenantId },
+        body: { role: 'STUDENT', userId: f.freshUserIds[0] ?? '' },
+      }),
+  },
+  {
+    route: 'memberships.create',
+    name: 'by new email: user with its role; then lock, role, find email, insert user, insert',
+    status: 201,
+    cost: writes(6),
+    call: (f) =>
+      f.admin.api.memberships.create({
+        params: { tenantId: f.tenantId },
+        body: { role: 'STUDENT', email: uniqueEmail('invited') },
+      }),
+  },
+  {
+    route: 'memberships.update',
+    name: 'user with its role; then lock, role, membership, update',
+    status: 200,
+    cost: writes(5),
+    call: (f) => f.admin.api.memberships.update({ params: at(f, 1), body: { role: 'TEACHER' } }),
+  },
+  {
+    route: 'memberships.remove',
+    name: 'user with its role; then lock, role, membership, delete',
+    status: 204,
+    cost: writes(5),
+    call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
+  },
+  {
+    route: 'tenants.create',
+    name: 'user; then owner, insert tenant, insert membership',
+    status: 201,
+    cost: writes(4),
+    call: (f) =>
+      f.superAdmin.api.tenants.create({
+        body: { name: 'Counted', slug: `counted-${Date.now()}`, owner: { userId: f.freshUserIds[1] ?? '' } },
+      }),
+  },
+  {
+    route: 'tenants.list',
+    name: 'user, page',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.superAdmin.api.tenants.list({ query: {} }),
+  },
+  {
+    route: 'tenants.get',
+    name: 'user, tenant',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.superAdmin.api.tenants.get({ params: spare(f, 0) }),
+  },
+  {
+    route: 'tenants.update',
+    name: 'user, update',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.superAdmin.api.tenants.update({ params: spare(f, 0), body: { name: 'Renamed' } }),
+  },
+  {
+    route: 'tenants.remove',
+    name: 'user, delete',
+    status: 204,
+    cost: reads(2),
+    call: (f) => f.superAdmin.api.tenants.remove({ params: spare(f, 1) }),
+  },
+];
+
+function routeNames(router: object, prefix = ''): string[] {
+  return Object.entries(router).flatMap(([key, entry]) =>
+    isAppRoute(entry) ? [`${prefix}${key}`] : routeNames(entry as object, `${prefix}${key}.`),
+  );
+}
+
+describe('SQL statements per request', () => {
+  for (const c of CASES) {
+    const { statements: n, transactions: t } = c.cost;
+    it(`${c.route}, ${c.name}: ${n} statements${t ? `, ${t} transaction` : ''}`, async () => {
+      const cost = await costOf(() => c.call(f), c.status);
+      expect({ statements: cost.statements, transactions: cost.transactions }, cost.sql.join('\n')).toEqual(
+        c.cost,
+      );
+    });
+  }
+
+  it('covers every route of the contract', () => {
+    expect(new Set(CASES.map((c) => c.route))).toEqual(new Set(routeNames(contract)));
+  });
+});

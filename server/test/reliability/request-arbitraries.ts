@@ -1,0 +1,142 @@
+import { contract, ROLES } from '@tms/contract';
+import { type AppRoute, isAppRoute } from '@ts-rest/core';
+import fc from 'fast-check';
+
+export const contractRoutes: AppRoute[] = Object.values(contract).flatMap((router) =>
+  Object.values(router).filter((route): route is AppRoute => isAppRoute(route)),
+);
+
+export type FuzzContext = { tenantId: string; membershipId: string; validToken: string };
+
+const weird = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '../../etc/passwd',
+    '%00',
+    '%',
+    '%zz',
+    '💥',
+    'Ω≈ç√',
+    '\u202e',
+    ' ',
+    '',
+  ),
+  fc.string({ minLength: 1000, maxLength: 5000 }),
+  fc.uuid(),
+  fc.integer().map(String),
+);
+
+const segment = (context: FuzzContext, name: string) =>
+  fc.oneof(
+    { weight: 5, arbitrary: fc.constant(name === 'tenantId' ? context.tenantId : context.membershipId) },
+    { weight: 2, arbitrary: fc.uuid() },
+    { weight: 3, arbitrary: weird.map((value) => encodeURIComponent(value)) },
+    { weight: 1, arbitrary: weird },
+  );
+
+function pathFor(route: AppRoute, context: FuzzContext) {
+  const names = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1] ?? '');
+  return fc.tuple(...names.map((name) => segment(context, name))).map((values) => {
+    let index = 0;
+    return route.path.replace(/:(\w+)/g, () => values[index++] ?? '');
+  });
+}
+
+const queryValue = fc.oneof(
+  fc.constantFrom('1', '20', '100', '0', '101', '-1', '1e3', 'NaN', 'null', '[]', ...ROLES, 'owner'),
+  weird.map((value) => encodeURIComponent(value)),
+);
+const queryKey = fc.oneof(
+  fc.constantFrom('limit', 'cursor', 'q', 'role', 'limit[]', 'q[a]', '__proto__'),
+  fc.string({ maxLength: 10 }).map(encodeURIComponent),
+);
+const query = fc
+  .array(fc.tuple(queryKey, queryValue), { maxLength: 6 })
+  .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}` : ''));
+
+/** JSON within the contract's shapes, near them, and far from them. */
+const jsonBody = fc.oneof(
+  fc.record(
+    {
+      name: weird,
+      slug: fc.oneof(fc.stringMatching(/^[a-z0-9][a-z0-9-]{1,20}[a-z0-9]$/), weird),
+      owner: fc.oneof(
+        fc.record({ userId: fc.oneof(fc.uuid(), weird) }),
+        fc.record({ email: fc.oneof(fc.emailAddress(), weird) }),
+      ),
+      role: fc.oneof(fc.constantFrom(...ROLES), weird),
+      email: fc.oneof(fc.emailAddress(), weird),
+      userId: fc.oneof(fc.uuid(), weird),
+      displayName: weird,
+    },
+    { requiredKeys: [] },
+  ),
+  fc.jsonValue(),
+  fc.letrec((tie) => ({
+    deep: fc.oneof({ depthSize: 'large' }, fc.constant(null), fc.array(tie('deep'), { maxLength: 2 })),
+  })).deep,
+  fc.constant(JSON.parse(`${'['.repeat(2000)}${']'.repeat(2000)}`)),
+);
+
+const rawBody = fc.oneof(
+  { weight: 6, arbitrary: jsonBody.map((value) => Buffer.from(JSON.stringify(value) ?? 'null')) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 200 }).map((text) => Buffer.from(text)) },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
+  { weight: 1, arbitrary: fc.constant(Buffer.alloc(120 * 1024, 'a')) },
+);
+
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 60 }).filter((value) => !/[\r\n]/.test(value)),
+  fc.constantFrom('', ' ', '\u0000', 'null', '"1"', 'W/"1"', '*', '"999"'),
+);
+
+export function requestArbitrary(context: FuzzContext) {
+  return fc.record({
+    method: fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE') },
+      { weight: 1, arbitrary: fc.constantFrom('PUT', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'get') },
+    ),
+    path: fc.oneof(
+      { weight: 9, arbitrary: fc.constantFrom(...contractRoutes).chain((route) => pathFor(route, context)) },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          fc.constant('/'),
+          weird.map((w) => `/${encodeURIComponent(w)}`),
+          fc.constant('/admin/tenants/../../me'),
+        ),
+      },
+    ),
+    query,
+    authorization: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(`Bearer ${context.validToken}`) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 2, arbitrary: headerValue.map((value) => `Bearer ${value}`) },
+    ),
+    contentType: fc.oneof(
+      { weight: 6, arbitrary: fc.constant('application/json') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          'text/plain',
+          'application/json; charset=latin1',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data',
+          '',
+        ),
+      },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    ),
+    body: fc.option(rawBody, { nil: undefined, freq: 3 }),
+    extraHeaders: fc.array(
+      fc.tuple(
+        fc.constantFrom('x-tenant-id', 'if-match', 'x-request-id', 'x-forwarded-for', 'accept', 'x-unknown'),
+        headerValue,
+      ),
+      { maxLength: 4 },
+    ),
+  });
+}

@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSuperAdmin } from '../factories.js';
+import { startTestServer, type TestServer } from '../harness.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// The flags that work on these machines: no sandbox as root, no GPU, no calls home.
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI)
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+
+let h: TestServer;
+let browser: Browser;
+beforeAll(async () => {
+  if (!haveChromium) return;
+  h = await startTestServer();
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+describe.skipIf(!haveChromium)('Swagger UI in a real browser', () => {
+  it('authorises with a bearer token and runs "Try it out" on GET /me', async () => {
+    const admin = await createSuperAdmin(h);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') blocked.push(message.text());
+    });
+
+    await page.goto(`${h.baseUrl}/docs/`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    expect(await page.locator('.swagger-ui .info .title').innerText()).toContain('Tenant Membership Service');
+
+    await page.locator('.auth-wrapper button.authorize').click();
+    await page.locator('.modal-ux input').first().fill(admin.token);
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
+
+    const operation = page.locator('#operations-Me-getMe');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    await operation.locator('button.execute').click();
+    const status = operation.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor();
+    expect((await status.innerText()).trim()).toBe('200');
+    expect(await operation.locator('.live-responses-table .microlight').first().innerText()).toContain(
+      admin.userId,
+    );
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}swagger-ui-get-me.png`, fullPage: false });
+    expect(blocked.filter((text) => /Content Security Policy|Refused to/i.test(text))).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const SECRET = 'x'.repeat(32);
+
+function errorLines(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.lines;
+    throw error;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('configuration', () => {
+  it('has working defaults: PGlite under .data, port 3000 on 127.0.0.1', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      env: 'development',
+      port: 3000,
+      host: '127.0.0.1',
+      database: { kind: 'pglite', dataDir: '.data/pglite' },
+      superAdminSubjects: [],
+      logLevel: 'info',
+    });
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/app', DATABASE_POOL_SIZE: '4' });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/app', poolSize: 4 });
+  });
+
+  it('splits SUPER_ADMIN_SUBJECTS and drops blanks', () => {
+    expect(loadConfig({ SUPER_ADMIN_SUBJECTS: ' a, b ,,c ' }).superAdminSubjects).toEqual(['a', 'b', 'c']);
+  });
+
+  it('accepts port 0 (any free port)', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+  });
+
+  it('reports every bad variable on a line of its own', () => {
+    const lines = errorLines({
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://x',
+      LOG_LEVEL: 'loud',
+      AUTH_JWT_SECRET: 'short',
+    });
+    expect(lines).toHaveLength(4);
+    expect(lines.find((l) => l.startsWith('PORT:'))).toContain('"eighty"');
+    expect(lines.find((l) => l.startsWith('DATABASE_URL:'))).toContain('postgres://');
+    expect(lines.find((l) => l.startsWith('LOG_LEVEL:'))).toBeDefined();
+    const secretLine = lines.find((l) => l.startsWith('AUTH_JWT_SECRET:'));
+    expect(secretLine).toContain('32 bytes');
+    expect(secretLine).not.toContain('short');
+  });
+
+  it('refuses a port out of range', () => {
+    expect(errorLines({ PORT: '70000' })[0]).toMatch(/^PORT:/);
+  });
+
+  it('refuses production without a secret or a JWKS', () => {
+    expect(errorLines({ NODE_ENV: 'production' })[0]).toMatch(/^AUTH_JWT_SECRET: production needs/);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: SECRET }).auth.jwtSecret).toBe(SECRET);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp/jwks' }).auth.jwksUrl).toBe(
+      'https://idp/jwks',
+    );
+  });
+
+  it('refuses a secret and a JWKS together', () => {
+    expect(errorLines({ AUTH_JWT_SECRET: SECRET, AUTH_JWKS_URL: 'https://idp/jwks' })[0]).toMatch(/not both/);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', AUTH_JWT_SECRET: '' }).database.kind).toBe('pglite');
+  });
+});
