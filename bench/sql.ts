@@ -1,0 +1,58 @@
+import type { PGlite } from '@electric-sql/pglite';
+import postgres from 'postgres';
+
+type ServiceClientModule = typeof import('../server/src/db/client.js');
+
+/** The service's own database module, as built: its migrations, and PGlite with its extensions. */
+export const serviceDatabase = (await import(
+  new URL('../server/dist/db/client.js', import.meta.url).href
+)) as ServiceClientModule;
+
+export type Row = Record<string, unknown>;
+
+/** The little the bench needs from a database, on postgres.js or on PGlite. */
+export type Sql = {
+  query<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>;
+  transaction<T>(work: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export type SqlOptions = {
+  max?: number;
+  /** Named server-side statements, postgres.js's default (drizzle's queries are not prepared). */
+  prepare?: boolean;
+};
+
+type Client = postgres.Sql | postgres.TransactionSql;
+type Params = postgres.ParameterOrJSON<never>[];
+
+export function postgresSql(url: string, options: SqlOptions = {}): Sql {
+  const prepare = options.prepare ?? true;
+  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {}, prepare });
+  const queryOn =
+    (c: Client) =>
+    async <T extends Row>(text: string, params: unknown[] = []): Promise<T[]> =>
+      (await c.unsafe(text, params as Params, { prepare })) as unknown as T[];
+  return {
+    query: queryOn(client),
+    transaction: async <T>(work: (tx: Pick<Sql, 'query'>) => Promise<T>) =>
+      (await client.begin((tx) => work({ query: queryOn(tx) }))) as T,
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** PGlite opened (and migrated, and locked) the way the service opens it. */
+export async function pgliteSql(dataDir: string): Promise<Sql> {
+  const handle = await serviceDatabase.openDatabase({ kind: 'pglite', dataDir });
+  const db = (handle.db as unknown as { $client: PGlite }).$client;
+  type Queryable = Pick<PGlite, 'query'>;
+  const queryOn =
+    (c: Queryable) =>
+    async <T extends Row>(text: string, params: unknown[] = []): Promise<T[]> =>
+      (await c.query<T>(text, params)).rows;
+  return {
+    query: queryOn(db),
+    transaction: (work) => db.transaction((tx) => work({ query: queryOn(tx) })),
+    close: () => handle.close(),
+  };
+}
