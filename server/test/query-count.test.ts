@@ -2,6 +2,7 @@ import { contract } from '@tms/contract';
 import { isAppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
+import { preparedPer } from '../src/db/prepared.js';
 import { encodeCursor } from '../src/pagination/cursor.js';
 import { type Actor, addMember, createActor, createSuperAdmin, createTenantFixture } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
@@ -30,7 +31,7 @@ function countingTransactions(db: Database): Database {
         };
       }
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' && !Object.hasOwn(target, property) ? value.bind(target) : value;
     },
   });
 }
@@ -274,5 +275,15 @@ describe('SQL statements per request', () => {
 
   it('covers every route of the contract', () => {
     expect(new Set(CASES.map((c) => c.route))).toEqual(new Set(routeNames(contract)));
+  });
+});
+
+describe('prepared queries', () => {
+  it('are built once per connection pool, not on every request', () => {
+    let builds = 0;
+    const query = preparedPer(() => ++builds);
+    // The PostgreSQL handle is a proxy onto the current pool: its client must stay one object.
+    expect(database.db.$client).toBe(database.db.$client);
+    expect([query(database.db), query(database.db), query(database.db)]).toEqual([1, 1, 1]);
   });
 });

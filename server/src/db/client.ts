@@ -103,10 +103,12 @@ async function openPostgres(url: string, poolSize: number, logger: QueryLogger):
   let current = drizzlePostgres(client, { schema, logger });
   let recycledAt = 0;
   // Callers keep one `db` for the life of the process; it always speaks through the current pool.
+  // Methods are bound to the current instance; own properties are handed out as they are, so that
+  // `$client` (a function) stays the same object and keys the prepared-query cache (prepared.ts).
   const db = new Proxy({} as Database, {
     get(_target, property) {
       const value = Reflect.get(current, property, current);
-      return typeof value === 'function' ? value.bind(current) : value;
+      return typeof value === 'function' && !Object.hasOwn(current, property) ? value.bind(current) : value;
     },
   });
   return {

@@ -1,5 +1,5 @@
 import type { Role } from '@tms/contract';
-import { and, asc, count, eq, gt, ilike, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ilike, or, type Placeholder, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
@@ -56,25 +56,49 @@ export async function findMembership(
   return row;
 }
 
-export async function listMemberships(
-  db: Executor,
-  options: { tenantId: string; afterId?: string; role?: Role; q?: string; limit: number },
-): Promise<MembershipWithUser[]> {
-  const conditions: (SQL | undefined)[] = [
-    eq(tenantMemberships.tenantId, options.tenantId),
-    options.afterId ? gt(tenantMemberships.id, options.afterId) : undefined,
-    options.role ? eq(tenantMemberships.role, options.role) : undefined,
-    options.q
-      ? or(ilike(users.email, likePattern(options.q)), ilike(users.displayName, likePattern(options.q)))
-      : undefined,
-  ];
-  return db
-    .select(withUser)
-    .from(tenantMemberships)
-    .innerJoin(users, eq(users.id, tenantMemberships.userId))
-    .where(and(...conditions))
-    .orderBy(asc(tenantMemberships.id))
-    .limit(options.limit);
+export type ListFilters = { tenantId: string; afterId?: string; role?: Role; q?: string; limit: number };
+
+/**
+ * The list query of one shape (which optional filters it has), prepared: the common pages (no
+ * filter, then a cursor) are then as cheap to issue as a lookup. Eight shapes at most.
+ */
+const listOfShape = (shape: { after: boolean; role: boolean; q: boolean }) =>
+  preparedPer((db) => {
+    const pattern = sql.placeholder('pattern');
+    return db
+      .select(withUser)
+      .from(tenantMemberships)
+      .innerJoin(users, eq(users.id, tenantMemberships.userId))
+      .where(
+        and(
+          eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
+          shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
+          shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
+          shape.q ? or(ilike(users.email, pattern), ilike(users.displayName, pattern)) : undefined,
+        ),
+      )
+      .orderBy(asc(tenantMemberships.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(`memberships_page_${Number(shape.after)}${Number(shape.role)}${Number(shape.q)}`);
+  });
+
+const listByShape = new Map<number, ReturnType<typeof listOfShape>>();
+
+export async function listMemberships(db: Executor, filters: ListFilters): Promise<MembershipWithUser[]> {
+  const shape = { after: Boolean(filters.afterId), role: Boolean(filters.role), q: Boolean(filters.q) };
+  const key = Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2);
+  let query = listByShape.get(key);
+  if (!query) {
+    query = listOfShape(shape);
+    listByShape.set(key, query);
+  }
+  return query(db).execute({
+    tenantId: filters.tenantId,
+    afterId: filters.afterId,
+    role: filters.role,
+    pattern: filters.q ? likePattern(filters.q) : undefined,
+    limit: filters.limit,
+  });
 }
 
 export async function updateMembershipRole(
