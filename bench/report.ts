@@ -42,6 +42,7 @@ export type Report = {
     seed: { users: number; tenants: number; memberships: number; seedSeconds: number };
     duration: number;
     warmup: number;
+    rounds: number;
     connections: number;
     bare: string;
     serviceEnv: Record<string, string>;
@@ -105,7 +106,8 @@ export function markdown(report: Report): string {
     `${meta.date}, commit ${meta.commit}; Node ${meta.node}; ${meta.cpus}.`,
     `Seed: ${meta.seed.memberships.toLocaleString('en')} memberships, ${meta.seed.tenants.toLocaleString('en')} tenants, ` +
       `${meta.seed.users.toLocaleString('en')} users, seeded in ${meta.seed.seedSeconds.toFixed(1)} s.`,
-    `Each scenario: ${meta.warmup} s warm-up, then ${meta.duration} s with ${meta.connections} connections (autocannon, its own process). ` +
+    `Each scenario: ${meta.warmup} s warm-up per side, then ${meta.duration} s per side with ${meta.connections} connections (autocannon, its own process), ` +
+      `in ${meta.rounds} slices per side that alternate service, bare, bare, service, ... so that a drift of the machine's speed touches both alike. ` +
       `Bare: ${meta.bare}.`,
     '',
     '| Scenario | Service req/s | p50 ms | p99 ms | Bare req/s | p50 ms | p99 ms | req/s service/bare | p99 service/bare | non-2xx / errors |',
@@ -114,8 +116,8 @@ export function markdown(report: Report): string {
   for (const s of report.scenarios) {
     const b = s.bare;
     lines.push(
-      `| ${s.title} | ${fixed(s.service.rps)} | ${s.service.p50} | ${s.service.p99} | ${fixed(b?.rps)} | ${b?.p50 ?? 'n/a'} | ` +
-        `${b?.p99 ?? 'n/a'} | ${fixed(s.ratio?.rps, 2)} | ${fixed(s.ratio?.p99, 2)} | ` +
+      `| ${s.title} | ${fixed(s.service.rps)} | ${fixed(s.service.p50, 1)} | ${fixed(s.service.p99, 1)} | ${fixed(b?.rps)} | ${fixed(b?.p50, 1)} | ` +
+        `${fixed(b?.p99, 1)} | ${fixed(s.ratio?.rps, 2)} | ${fixed(s.ratio?.p99, 2)} | ` +
         `${s.service.non2xx + s.service.errors}${b ? ` / ${b.non2xx + b.errors}` : ''} |`,
     );
   }

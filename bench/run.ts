@@ -43,6 +43,8 @@ const config = {
   adminUrl: env.BENCH_DATABASE_URL || env.DATABASE_URL || undefined,
   duration: num('BENCH_DURATION', 10),
   warmup: num('BENCH_WARMUP', 3),
+  /** Alternating slices per side and scenario (BENCH_DURATION is split among them). */
+  rounds: Math.max(1, Math.round(num('BENCH_ROUNDS', 4))),
   connections: num('BENCH_CONNECTIONS', 10),
   memberships: num('BENCH_MEMBERSHIPS', 1_000_000),
   tenants: num('BENCH_TENANTS', 1000),
@@ -56,6 +58,11 @@ const config = {
   logLevel: env.BENCH_LOG_LEVEL ?? 'warn',
   /** Another build of the service to drive (e.g. a branch's server/dist/main.js). */
   serviceMain: env.BENCH_SERVICE_MAIN ?? 'server/dist/main.js',
+  /**
+   * Another build of the service to drive in place of the bare handler, in the same interleaved
+   * slices: an A/B of two builds in one run (PostgreSQL only; the targets are then not judged).
+   */
+  baselineMain: env.BENCH_BASELINE_MAIN || undefined,
 };
 for (const name of [...config.scenarios, config.memoryScenario]) {
   if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario ${name}; known: ${SCENARIOS.join(', ')}`);
@@ -117,42 +124,119 @@ async function prepare(db: BenchDatabase, secret: string, fixtureFile: string) {
 const us = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} µs`);
 let postgresCpu: () => number | null = () => null;
 
-async function measure(
+/** One slice of load on one server, with the CPU time each process spent on it. */
+type Slice = LoadResult & {
+  cpuSeconds: { server: number; postgres: number | null; load: number };
+  rss: { t: number; mb: number }[];
+};
+
+async function warmUp(server: Server, scenario: ScenarioName, pool: { offset: number }, fixtureFile: string) {
+  if (config.warmup <= 0) return;
+  const job = { url: server.url, scenario, connections: config.connections, fixtureFile };
+  const warm = await runLoad({ ...job, duration: config.warmup, poolOffset: pool.offset });
+  pool.offset += warm.usedPool + config.connections;
+}
+
+async function slice(
   server: Server,
   scenario: ScenarioName,
   seconds: number,
   pool: { offset: number },
   fixtureFile: string,
-): Promise<SideResult> {
+): Promise<Slice> {
   const job = { url: server.url, scenario, connections: config.connections, fixtureFile };
-  if (config.warmup > 0) {
-    const warm = await runLoad({ ...job, duration: config.warmup, poolOffset: pool.offset });
-    pool.offset += warm.usedPool + config.connections;
-  }
   const rss = sampleRss(server.pid, 1000);
   const cpu = { server: cpuSeconds(server.pid), postgres: postgresCpu() };
   const result: LoadResult = await runLoad({ ...job, duration: seconds, poolOffset: pool.offset });
-  const samples = rss.stop();
-  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests;
   const pg = postgresCpu();
   pool.offset += result.usedPool + config.connections;
-  const side = {
+  return {
     ...result,
-    rssStartMb: samples[0]?.mb ?? Number.NaN,
-    rssEndMb: samples.at(-1)?.mb ?? Number.NaN,
-    rssMaxMb: Math.max(...samples.map((s) => s.mb)),
+    rss: rss.stop(),
+    cpuSeconds: {
+      server: cpuSeconds(server.pid) - cpu.server,
+      postgres: pg === null || cpu.postgres === null ? null : pg - cpu.postgres,
+      load: result.loadCpuMs / 1000,
+    },
+  };
+}
+
+/**
+ * One side's slices as one result: counts and CPU time add up; the percentiles are the slices'
+ * own, averaged with their request counts as weights (autocannon gives no histogram to merge).
+ */
+function combine(server: Server, scenario: ScenarioName, slices: Slice[]): SideResult {
+  const sum = (pick: (s: Slice) => number) => slices.reduce((total, s) => total + pick(s), 0);
+  const requests = sum((s) => s.requests);
+  const seconds = sum((s) => s.seconds);
+  const weighted = (pick: (s: Slice) => number) => sum((s) => pick(s) * s.requests) / requests;
+  const perRequest = (cpuSeconds: number) => (cpuSeconds * 1e6) / requests;
+  const postgres = slices.every((s) => s.cpuSeconds.postgres !== null)
+    ? perRequest(sum((s) => s.cpuSeconds.postgres ?? 0))
+    : null;
+  const rss = slices.flatMap((s) => s.rss);
+  const side: SideResult = {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50: weighted((s) => s.p50),
+    p90: weighted((s) => s.p90),
+    p99: weighted((s) => s.p99),
+    mean: weighted((s) => s.mean),
+    max: Math.max(...slices.map((s) => s.max)),
+    non2xx: sum((s) => s.non2xx),
+    errors: sum((s) => s.errors),
+    timeouts: sum((s) => s.timeouts),
+    usedPool: sum((s) => s.usedPool),
+    loadCpuMs: sum((s) => s.loadCpuMs),
+    rssStartMb: slices[0]?.rss[0]?.mb ?? Number.NaN,
+    rssEndMb: slices.at(-1)?.rss.at(-1)?.mb ?? Number.NaN,
+    rssMaxMb: Math.max(...rss.map((sample) => sample.mb)),
     cpuUsPerRequest: {
-      server: perRequest(cpuSeconds(server.pid) - cpu.server),
-      postgres: pg === null || cpu.postgres === null ? null : perRequest(pg - cpu.postgres),
-      load: perRequest(result.loadCpuMs / 1000),
+      server: perRequest(sum((s) => s.cpuSeconds.server)),
+      postgres,
+      load: perRequest(sum((s) => s.cpuSeconds.load)),
     },
   };
   say(
     `  ${server.name.padEnd(7)} ${TITLES[scenario].padEnd(32)} ${side.rps.toFixed(0).padStart(6)} req/s  ` +
-      `p50 ${side.p50} ms  p99 ${side.p99} ms  non-2xx ${side.non2xx}  errors ${side.errors}  RSS ${side.rssEndMb.toFixed(0)} MB  ` +
+      `p50 ${side.p50.toFixed(1)} ms  p99 ${side.p99.toFixed(1)} ms  non-2xx ${side.non2xx}  errors ${side.errors}  RSS ${side.rssEndMb.toFixed(0)} MB  ` +
       `CPU/request: server ${us(side.cpuUsPerRequest.server)}, postgres ${us(side.cpuUsPerRequest.postgres)}, autocannon ${us(side.cpuUsPerRequest.load)}`,
   );
   return side;
+}
+
+/**
+ * Drives both servers in alternating slices, in the order service, bare, bare, service, ...: a
+ * machine whose speed drifts during the run (other tenants of the host, CPU boost running out)
+ * then slows both sides alike, and the ratio stays the ratio of the two builds.
+ */
+async function measure(
+  servers: { service: Server; bare?: Server },
+  scenario: ScenarioName,
+  pools: { service: { offset: number }; bare: { offset: number } },
+  fixtureFile: string,
+): Promise<{ service: SideResult; bare?: SideResult }> {
+  const { service, bare } = servers;
+  await warmUp(service, scenario, pools.service, fixtureFile);
+  if (bare) await warmUp(bare, scenario, pools.bare, fixtureFile);
+  const seconds = config.duration / config.rounds;
+  const slices: { service: Slice[]; bare: Slice[] } = { service: [], bare: [] };
+  for (let round = 0; round < config.rounds; round++) {
+    const order = bare
+      ? round % 2 === 0
+        ? (['service', 'bare'] as const)
+        : (['bare', 'service'] as const)
+      : (['service'] as const);
+    for (const side of order) {
+      const server = side === 'service' ? service : (bare as Server);
+      slices[side].push(await slice(server, scenario, seconds, pools[side], fixtureFile));
+    }
+  }
+  return {
+    service: combine(service, scenario, slices.service),
+    bare: bare && combine(bare, scenario, slices.bare),
+  };
 }
 
 async function main() {
@@ -189,24 +273,30 @@ async function main() {
     ...db.serviceEnv,
   });
   cleanups.push(() => service.stop());
-  const bareEnv = db.bareEnv();
-  const bare = config.bare
-    ? await startServer('bare', [...profileArgs('bare'), '--import', 'tsx', 'bench/bare-server.ts'], {
-        PORT: '0',
-        AUTH_JWT_SECRET: secret,
-        BARE_POOL_SIZE: '10',
-        BARE_PREPARE: config.barePrepare ? '1' : '0',
-        ...bareEnv,
-      })
-    : undefined;
+  if (config.baselineMain && db.kind !== 'postgres')
+    throw new Error('BENCH_BASELINE_MAIN needs PostgreSQL: two services cannot share one PGlite directory');
+  const bare = !config.bare
+    ? undefined
+    : config.baselineMain
+      ? await startServer('baseline', [...profileArgs('baseline'), config.baselineMain], {
+          ...serviceEnv,
+          AUTH_JWT_SECRET: secret,
+          ...db.serviceEnv,
+        })
+      : await startServer('bare', [...profileArgs('bare'), '--import', 'tsx', 'bench/bare-server.ts'], {
+          PORT: '0',
+          AUTH_JWT_SECRET: secret,
+          BARE_POOL_SIZE: '10',
+          BARE_PREPARE: config.barePrepare ? '1' : '0',
+          ...db.bareEnv(),
+        });
   if (bare) cleanups.push(() => bare.stop());
   say(`service ${service.url} (pid ${service.pid}), bare ${bare?.url ?? 'off'}`);
 
   const pools = { service: { offset: 0 }, bare: { offset: Math.floor(config.pool / 2) } };
   const scenarios: ScenarioResult[] = [];
   for (const name of config.scenarios) {
-    const s = await measure(service, name, config.duration, pools.service, fixtureFile);
-    const b = bare && (await measure(bare, name, config.duration, pools.bare, fixtureFile));
+    const { service: s, bare: b } = await measure({ service, bare }, name, pools, fixtureFile);
     const ratio = b && { rps: s.rps / b.rps, p50: s.p50 / b.p50, p99: s.p99 / b.p99 };
     scenarios.push({ name, title: TITLES[name], service: s, bare: b, ratio });
     if (name === 'post-delete' && sql) {
@@ -243,7 +333,7 @@ async function main() {
   const deep = scenarios.find((s) => s.name === 'list-deep')?.service;
   const deepVsFirst = first && deep ? { cost: first.rps / deep.rps, p50: deep.p50 / first.p50 } : null;
   const notes = [
-    'Latencies come from autocannon, in whole milliseconds. POST then DELETE counts each request.',
+    "Latencies come from autocannon, in whole milliseconds per slice; a side's p50 and p99 are its slices' figures weighted by their request counts. POST then DELETE counts each request.",
     'The service runs with NODE_ENV=production, LOG_LEVEL=' +
       `${config.logLevel}, its rate limiter on with RATE_LIMIT_MAX=1e9 (counted, never refused)` +
       `${db.kind === 'postgres' ? ', a pool of 10 connections' : ''}.`,
@@ -265,16 +355,19 @@ async function main() {
       seed: { ...seeded.rows, seedSeconds },
       duration: config.duration,
       warmup: config.warmup,
+      rounds: config.rounds,
       connections: config.connections,
-      bare: config.bare
-        ? `node:http + jose + ${db.kind === 'pglite' ? 'PGlite' : `postgres.js (pool 10, ${config.barePrepare ? 'prepared statements' : 'unprepared, as drizzle sends them'})`}`
-        : 'not run',
+      bare: !config.bare
+        ? 'not run'
+        : config.baselineMain
+          ? `NOT the bare handler but another build of the service, ${config.baselineMain} (an A/B run; targets not judged)`
+          : `node:http + jose + ${db.kind === 'pglite' ? 'PGlite' : `postgres.js (pool 10, ${config.barePrepare ? 'prepared statements' : 'unprepared, as drizzle sends them'})`}`,
       serviceEnv,
     },
     scenarios,
     deepVsFirst,
     memory,
-    targets: targetsOf(scenarios, deepVsFirst, memory, db.kind === 'postgres'),
+    targets: targetsOf(scenarios, deepVsFirst, memory, db.kind === 'postgres' && !config.baselineMain),
     notes,
   };
   const base = env.BENCH_OUT ?? (config.profile ? join(PROFILES, 'run') : join(RESULTS, 'latest'));
@@ -283,7 +376,7 @@ async function main() {
   writeFileSync(`${base}.svg`, svg(report));
   process.stdout.write(`\n${markdown(report)}\nwritten: ${base}.{json,md,svg}\n`);
   if (config.profile) {
-    for (const name of ['service', ...(config.bare ? ['bare'] : [])]) {
+    for (const name of ['service', ...(config.bare ? [config.baselineMain ? 'baseline' : 'bare'] : [])]) {
       const summary = summarise(mainThreadProfile(join(PROFILES, name)));
       writeFileSync(join(PROFILES, `${name}-summary.md`), summary);
       process.stdout.write(`\n${name}:\n${summary}`);

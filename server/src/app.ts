@@ -6,7 +6,7 @@ import type { TokenVerifier } from './auth/token-verifier.js';
 import type { Database } from './db/database.js';
 import { loadCaller, verifyBearer } from './http/authenticate.js';
 import { authorise } from './http/authorise.js';
-import { corsFor, securityHeaders } from './http/browser-security.js';
+import { apiSecurityHeaders, corsFor } from './http/browser-security.js';
 import { errorHandler } from './http/error-handler.js';
 import { jsonBody } from './http/json-body.js';
 import { notFound } from './http/not-found.js';
@@ -63,11 +63,10 @@ export function createApp(deps: AppDeps): express.Express {
     requestId,
     requestLog(logger),
     requestDeadline(deps.requestTimeoutMs ?? 4000, deps.onDeadline),
-    securityHeaders,
+    apiSecurityHeaders,
   );
   const allowCors = corsFor(deps.corsOrigins ?? []);
   if (allowCors) app.use(allowCors);
-  app.use(docsRouter(deps.version));
 
   // Per matched route, in this order: how often you call (429), who you are (401), whether the request contradicts its URL
   // (400), whether you may (403/404), then the body (415/413/400) and the contract's validation.
@@ -97,6 +96,8 @@ export function createApp(deps: AppDeps): express.Express {
     options,
   );
 
+  // After the API: an API request then never walks through the docs router.
+  app.use(docsRouter(deps.version));
   app.use(notFound(flattenRoutes(contract)));
   app.use(errorHandler(logger));
   return app;

@@ -61,11 +61,27 @@ describe('CORS', () => {
 });
 
 describe('security headers', () => {
-  it('are sent on API answers and on /docs', async () => {
-    for (const path of ['/health/live', '/docs/']) {
+  it('on API answers, errors included: nothing may frame, sniff, render or cache them', async () => {
+    for (const path of ['/health/live', '/me', '/no/such/route']) {
+      const res = await fetch(`${h.baseUrl}${path}`);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+      // Plain HTTP: RFC 6797 forbids HSTS here; frame-ancestors stands for X-Frame-Options.
+      expect(res.headers.get('strict-transport-security')).toBeNull();
+      expect(res.headers.get('x-powered-by')).toBeNull();
+    }
+  });
+
+  it("on the documentation: helmet's full set, with a policy that lets Swagger UI run", async () => {
+    for (const path of ['/docs/', '/openapi.json']) {
       const res = await fetch(`${h.baseUrl}${path}`);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(res.headers.get('content-security-policy')).toContain("img-src 'self' data:");
+      expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('x-powered-by')).toBeNull();
     }
   });

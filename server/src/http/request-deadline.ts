@@ -19,9 +19,8 @@ export function requestDeadline(ms: number, onExpire?: () => void): RequestHandl
       res.setHeader('Connection', 'close');
       next(new ServiceUnavailableError('The request took too long; the database may be unreachable'));
     }, ms);
-    const clear = () => clearTimeout(timer);
-    res.once('finish', clear);
-    res.once('close', clear);
+    // 'close' follows every answer, and a client that went away: one listener covers both.
+    res.once('close', () => clearTimeout(timer));
     next();
   };
 }

@@ -1,9 +1,10 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
+import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, tenants } from '../../db/schema.js';
 
-export async function listMembershipsOfUser(db: Executor, userId: string) {
-  return db
+const membershipsOfUser = preparedPer((db) =>
+  db
     .select({
       tenantMembershipId: tenantMemberships.id,
       tenantId: tenants.id,
@@ -13,6 +14,11 @@ export async function listMembershipsOfUser(db: Executor, userId: string) {
     })
     .from(tenantMemberships)
     .innerJoin(tenants, eq(tenants.id, tenantMemberships.tenantId))
-    .where(eq(tenantMemberships.userId, userId))
-    .orderBy(asc(tenantMemberships.id));
+    .where(eq(tenantMemberships.userId, sql.placeholder('userId')))
+    .orderBy(asc(tenantMemberships.id))
+    .prepare('memberships_of_user'),
+);
+
+export async function listMembershipsOfUser(db: Executor, userId: string) {
+  return membershipsOfUser(db).execute({ userId });
 }
