@@ -5,6 +5,7 @@ import { signDevToken } from './auth/sign-token.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { envelopeClientErrors } from './http/client-error.js';
+import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { grantSuperAdmin } from './modules/users/users.repository.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -86,7 +87,7 @@ async function main() {
     isStopping: () => stopping,
     trustProxy: config.trustProxy,
   });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app).listen(config.port, config.host);
   envelopeClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -7,6 +7,7 @@ import { signDevToken } from '../src/auth/sign-token.js';
 import { createTokenVerifier, type VerifierOptions } from '../src/auth/token-verifier.js';
 import type { Database } from '../src/db/database.js';
 import { envelopeClientErrors } from '../src/http/client-error.js';
+import { createHttpServer } from '../src/http/http-server.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { RateLimiter, type RateLimitSettings } from '../src/rate-limit/rate-limiter.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -55,7 +56,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     onDeadline: () => database.recycle?.(),
     rateLimiter,
   });
-  const server: Server = app.listen(0, '127.0.0.1');
+  const server: Server = createHttpServer(app).listen(0, '127.0.0.1');
   envelopeClientErrors(server);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
