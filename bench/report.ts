@@ -22,7 +22,7 @@ export type ScenarioResult = {
 export type Memory = {
   scenario: ScenarioName;
   seconds: number;
-  /** Medians of the first and of the last five seconds of samples. */
+  /** Medians of the first and of the last quarter of the run's samples. */
   startMb: number;
   endMb: number;
   maxMb: number;
@@ -60,10 +60,16 @@ export const median = (values: number[]) => {
   return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN);
 };
 
+/**
+ * RSS under steady load is a sawtooth (V8's old generation grows between major collections, 10 to
+ * 20 s apart here): windows of a few seconds measure where in the tooth they fall, not growth. So
+ * each end is the median over a quarter of the run (at least 5 s).
+ */
 export function memoryOf(scenario: ScenarioName, seconds: number, samples: RssSample[]): Memory {
   const last = samples.at(-1)?.t ?? 0;
-  const startMb = median(samples.filter((s) => s.t <= 5).map((s) => s.mb));
-  const endMb = median(samples.filter((s) => s.t >= last - 5).map((s) => s.mb));
+  const window = Math.max(5, last / 4);
+  const startMb = median(samples.filter((s) => s.t <= window).map((s) => s.mb));
+  const endMb = median(samples.filter((s) => s.t >= last - window).map((s) => s.mb));
   const maxMb = Math.max(...samples.map((s) => s.mb));
   return { scenario, seconds, startMb, endMb, maxMb, growth: endMb / startMb - 1, samples };
 }
