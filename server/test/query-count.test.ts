@@ -283,7 +283,8 @@ describe('prepared queries', () => {
     let builds = 0;
     const query = preparedPer(() => ++builds);
     // The PostgreSQL handle is a proxy onto the current pool: its client must stay one object.
-    expect(database.db.$client).toBe(database.db.$client);
+    const clientOf = (db: Database) => (db as unknown as { $client: unknown }).$client;
+    expect(clientOf(database.db)).toBe(clientOf(database.db));
     expect([query(database.db), query(database.db), query(database.db)]).toEqual([1, 1, 1]);
   });
 });
