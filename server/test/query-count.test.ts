@@ -1,7 +1,7 @@
 import { contract } from '@tms/contract';
 import { isAppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.js';
+import { type Database, memberOf } from '../src/db/database.js';
 import { preparedPer } from '../src/db/prepared.js';
 import { encodeCursor } from '../src/pagination/cursor.js';
 import { type Actor, addMember, createActor, createSuperAdmin, createTenantFixture } from './factories.js';
@@ -30,8 +30,7 @@ function countingTransactions(db: Database): Database {
           return target.transaction(...args);
         };
       }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' && !Object.hasOwn(target, property) ? value.bind(target) : value;
+      return memberOf(target, property);
     },
   });
 }

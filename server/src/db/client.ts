@@ -9,7 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config.js';
-import type { Database } from './database.js';
+import { type Database, memberOf } from './database.js';
 import { lockDataDirectory } from './pglite-lock.js';
 import * as schema from './schema.js';
 
@@ -103,14 +103,7 @@ async function openPostgres(url: string, poolSize: number, logger: QueryLogger):
   let current = drizzlePostgres(client, { schema, logger });
   let recycledAt = 0;
   // Callers keep one `db` for the life of the process; it always speaks through the current pool.
-  // Methods are bound to the current instance; own properties are handed out as they are, so that
-  // `$client` (a function) stays the same object and keys the prepared-query cache (prepared.ts).
-  const db = new Proxy({} as Database, {
-    get(_target, property) {
-      const value = Reflect.get(current, property, current);
-      return typeof value === 'function' && !Object.hasOwn(current, property) ? value.bind(current) : value;
-    },
-  });
+  const db = new Proxy({} as Database, { get: (_target, property) => memberOf(current, property) });
   return {
     db,
     kind: 'postgres',

@@ -58,11 +58,14 @@ export async function findMembership(
 
 export type ListFilters = { tenantId: string; afterId?: string; role?: Role; q?: string; limit: number };
 
+type Shape = { after: boolean; role: boolean; q: boolean };
+const shapeKey = (shape: Shape) => Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2);
+
 /**
  * The list query of one shape (which optional filters it has), prepared: the common pages (no
- * filter, then a cursor) are then as cheap to issue as a lookup. Eight shapes at most.
+ * filter, then a cursor) are then as cheap to issue as a lookup. Eight shapes, each built on first use.
  */
-const listOfShape = (shape: { after: boolean; role: boolean; q: boolean }) =>
+const listOfShape = (shape: Shape) =>
   preparedPer((db) => {
     const pattern = sql.placeholder('pattern');
     return db
@@ -79,19 +82,20 @@ const listOfShape = (shape: { after: boolean; role: boolean; q: boolean }) =>
       )
       .orderBy(asc(tenantMemberships.id))
       .limit(sql.placeholder('limit'))
-      .prepare(`memberships_page_${Number(shape.after)}${Number(shape.role)}${Number(shape.q)}`);
+      .prepare(`memberships_page_${shapeKey(shape)}`);
   });
 
-const listByShape = new Map<number, ReturnType<typeof listOfShape>>();
+const LIST_BY_SHAPE = Array.from({ length: 8 }, (_, key) =>
+  listOfShape({ after: (key & 1) !== 0, role: (key & 2) !== 0, q: (key & 4) !== 0 }),
+);
 
 export async function listMemberships(db: Executor, filters: ListFilters): Promise<MembershipWithUser[]> {
-  const shape = { after: Boolean(filters.afterId), role: Boolean(filters.role), q: Boolean(filters.q) };
-  const key = Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2);
-  let query = listByShape.get(key);
-  if (!query) {
-    query = listOfShape(shape);
-    listByShape.set(key, query);
-  }
+  const key = shapeKey({
+    after: Boolean(filters.afterId),
+    role: Boolean(filters.role),
+    q: Boolean(filters.q),
+  });
+  const query = LIST_BY_SHAPE[key] as (typeof LIST_BY_SHAPE)[number];
   return query(db).execute({
     tenantId: filters.tenantId,
     afterId: filters.afterId,
