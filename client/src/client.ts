@@ -23,6 +23,11 @@ function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
   return typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
 }
 
+/** `{ ifMatch: version }` as the If-Match header: the change is refused if the resource moved on. */
+type Precondition = { ifMatch?: number };
+const ifMatchHeaders = (options: Precondition) =>
+  options.ifMatch === undefined ? {} : { 'if-match': `"${options.ifMatch}"` };
+
 const unexpected = (status: number) =>
   new NetworkError(`unexpected ${status} answer without an error envelope`);
 
@@ -66,10 +71,11 @@ export function createClient(options: ClientOptions) {
     listAll: (query: Omit<PageQuery<ListTenantsQuery>, 'cursor'> = {}): AsyncGenerator<Tenant> =>
       allPages((cursor) => tenants.list({ ...query, cursor })),
     get: async (tenantId: string): Promise<Tenant> => unwrap(await raw.tenants.get({ params: { tenantId } })),
-    update: async (tenantId: string, body: UpdateTenantBody): Promise<Tenant> =>
-      unwrap(await raw.tenants.update({ params: { tenantId }, body })),
-    remove: async (tenantId: string): Promise<void> =>
-      unwrapNoContent(await raw.tenants.remove({ params: { tenantId } })),
+    /** With `ifMatch` (a tenant's `version`), refuses with PRECONDITION_FAILED if it changed since. */
+    update: async (tenantId: string, body: UpdateTenantBody, options: Precondition = {}): Promise<Tenant> =>
+      unwrap(await raw.tenants.update({ params: { tenantId }, body, headers: ifMatchHeaders(options) })),
+    remove: async (tenantId: string, options: Precondition = {}): Promise<void> =>
+      unwrapNoContent(await raw.tenants.remove({ params: { tenantId }, headers: ifMatchHeaders(options) })),
   };
 
   const memberships = {
@@ -86,17 +92,22 @@ export function createClient(options: ClientOptions) {
       tenantId: string,
       tenantMembershipId: string,
       body: UpdateMembershipBody,
-      options: { ifMatch?: number } = {},
+      options: Precondition = {},
     ): Promise<Membership> =>
       unwrap(
         await raw.memberships.update({
           params: { tenantId, tenantMembershipId },
           body,
-          headers: options.ifMatch === undefined ? {} : { 'if-match': `"${options.ifMatch}"` },
+          headers: ifMatchHeaders(options),
         }),
       ),
-    remove: async (tenantId: string, tenantMembershipId: string): Promise<void> =>
-      unwrapNoContent(await raw.memberships.remove({ params: { tenantId, tenantMembershipId } })),
+    remove: async (tenantId: string, tenantMembershipId: string, options: Precondition = {}): Promise<void> =>
+      unwrapNoContent(
+        await raw.memberships.remove({
+          params: { tenantId, tenantMembershipId },
+          headers: ifMatchHeaders(options),
+        }),
+      ),
   };
 
   return {

@@ -115,7 +115,9 @@ describe('users are found by subject', () => {
       .me.get();
     expect(invitee.status).toBe(200);
     if (invitee.status !== 200 || created.status !== 201) return;
-    expect(invitee.body.data.user).toMatchObject({ email, displayName: 'Invitee' });
+    // From the sign-in on, the person's own claims are the source: the address as their token
+    // gives it, and no name, since this token carries none (the inviter's name stays the tenant's).
+    expect(invitee.body.data.user).toMatchObject({ email: email.toLowerCase(), displayName: null });
     expect(invitee.body.data.memberships).toEqual([
       expect.objectContaining({ tenantId: created.body.data.tenantId, role: 'OWNER', roleLevel: 40 }),
     ]);

@@ -30,6 +30,7 @@ describe('POST /admin/tenants', () => {
       body: { name: '  Green Valley School ', slug, owner: { userId: owner.userId } },
     });
     expect(res.status).toBe(201);
+    expect(res.headers.get('etag')).toBe('"1"');
     if (res.status !== 201) return;
     expect(res.body).toEqual({
       success: true,
@@ -37,6 +38,7 @@ describe('POST /admin/tenants', () => {
         tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         slug,
         name: 'Green Valley School',
+        version: 1,
         createdAt: expect.stringMatching(/Z$/),
         updatedAt: expect.stringMatching(/Z$/),
       },

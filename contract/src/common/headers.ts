@@ -7,3 +7,14 @@ import { z } from 'zod';
 export const TenantHeaders = z.object({
   'x-tenant-id': z.string().optional().describe('Optional; must equal the :tenantId of the URL when sent'),
 });
+
+/**
+ * Optimistic concurrency (RFC 9110 §13.1.1): the ETag a GET answered. A change is refused with
+ * 412 when the resource moved on. Strong comparison: a weak tag (W/"…") never matches.
+ */
+export const IfMatchHeaders = z.object({
+  'if-match': z
+    .string()
+    .optional()
+    .describe('The `ETag` of the version you read, e.g. `"3"`, or `*`; refused with 412 when it moved on'),
+});

@@ -1,6 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { z } from 'zod';
-import { TenantHeaders } from '../common/headers.js';
+import { IfMatchHeaders, TenantHeaders } from '../common/headers.js';
 import { TenantIdParams } from '../common/ids.js';
 import type { RouteMetadata } from '../common/metadata.js';
 import {
@@ -54,12 +53,7 @@ export const membershipsContract = c.router(
       method: 'PATCH',
       path: '/tenants/:tenantId/memberships/:tenantMembershipId',
       pathParams: MembershipIdParams,
-      headers: TenantHeaders.extend({
-        'if-match': z
-          .string()
-          .optional()
-          .describe('"<version>": refuse the change if the membership moved on'),
-      }),
+      headers: TenantHeaders.merge(IfMatchHeaders),
       body: UpdateMembershipBodySchema,
       responses: {
         200: successEnvelope(MembershipSchema),
@@ -75,10 +69,11 @@ export const membershipsContract = c.router(
       method: 'DELETE',
       path: '/tenants/:tenantId/memberships/:tenantMembershipId',
       pathParams: MembershipIdParams,
+      headers: TenantHeaders.merge(IfMatchHeaders),
       body: c.noBody(),
-      responses: { 204: c.noBody(), 409: ErrorEnvelopeSchema },
+      responses: { 204: c.noBody(), 409: ErrorEnvelopeSchema, 412: ErrorEnvelopeSchema },
       metadata: {
-        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER'],
+        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
       } satisfies Partial<RouteMetadata>,
       summary: 'Remove a user from the tenant',
     },

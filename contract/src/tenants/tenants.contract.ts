@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { TenantHeaders } from '../common/headers.js';
+import { IfMatchHeaders, TenantHeaders } from '../common/headers.js';
 import { TenantIdParams } from '../common/ids.js';
 import type { RouteMetadata } from '../common/metadata.js';
 import {
@@ -44,25 +44,26 @@ export const tenantsContract = c.router(
       pathParams: TenantIdParams,
       headers: TenantHeaders,
       responses: { 200: successEnvelope(TenantSchema) },
-      summary: 'Read one tenant',
+      summary: 'Read one tenant (ETag: its version)',
     },
     update: {
       method: 'PATCH',
       path: '/admin/tenants/:tenantId',
       pathParams: TenantIdParams,
-      headers: TenantHeaders,
+      headers: TenantHeaders.merge(IfMatchHeaders),
       body: UpdateTenantBodySchema,
-      responses: { 200: successEnvelope(TenantSchema), 409: ErrorEnvelopeSchema },
-      metadata: { errors: ['TENANT_SLUG_TAKEN'] } satisfies Partial<RouteMetadata>,
+      responses: { 200: successEnvelope(TenantSchema), 409: ErrorEnvelopeSchema, 412: ErrorEnvelopeSchema },
+      metadata: { errors: ['TENANT_SLUG_TAKEN', 'PRECONDITION_FAILED'] } satisfies Partial<RouteMetadata>,
       summary: 'Rename a tenant or change its slug',
     },
     remove: {
       method: 'DELETE',
       path: '/admin/tenants/:tenantId',
       pathParams: TenantIdParams,
-      headers: TenantHeaders,
+      headers: TenantHeaders.merge(IfMatchHeaders),
       body: c.noBody(),
-      responses: { 204: c.noBody() },
+      responses: { 204: c.noBody(), 412: ErrorEnvelopeSchema },
+      metadata: { errors: ['PRECONDITION_FAILED'] } satisfies Partial<RouteMetadata>,
       summary: 'Delete a tenant and all its memberships',
     },
   },

@@ -17,12 +17,23 @@ export const TenantSchema = z.object({
   tenantId: UuidSchema,
   slug: z.string(),
   name: z.string(),
+  version: z.number().int().min(1).describe('Increases on every change; sent as the ETag'),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
 });
 export type Tenant = z.infer<typeof TenantSchema>;
 
-export const EmailSchema = text().trim().email().max(254);
+/**
+ * An address as its owner writes it, international ones included (`jörg@müller.de`). Only its
+ * shape is checked here; the server reads it by RFC 5321/5322/6531 and refuses what is not valid.
+ */
+export const EmailSchema = text()
+  .trim()
+  .max(254)
+  .regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address')
+  .describe(
+    'Compared by its canonical form: the domain through IDNA, the local part lower-cased in ASCII only',
+  );
 export const DisplayNameSchema = text().trim().min(1).max(200);
 
 /** A user named by id, or by email (an unknown email creates an invited user). */

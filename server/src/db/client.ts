@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config.js';
+import { migrateData } from './data-migrations.js';
 import { type Database, memberOf } from './database.js';
 import { lockDataDirectory } from './pglite-lock.js';
 import * as schema from './schema.js';
@@ -125,7 +126,9 @@ async function migrateWithLock(url: string): Promise<void> {
   const client = postgres(url, { max: 1, connect_timeout: 10, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    await migratePostgres(drizzlePostgres(client), { migrationsFolder: MIGRATIONS_FOLDER });
+    const db = drizzlePostgres(client, { schema });
+    await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrateData(db);
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
   } finally {
     await client.end({ timeout: 5 });
@@ -135,11 +138,12 @@ async function migrateWithLock(url: string): Promise<void> {
 async function openPglite(dataDir: string, logger: QueryLogger): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const unlock = inMemory ? () => {} : lockDataDirectory(dataDir);
+  const unlock = inMemory ? () => {} : await lockDataDirectory(dataDir);
   try {
     const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
     await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER });
     const db = drizzlePglite(client, { schema, logger });
+    await migrateData(db);
     return {
       db,
       kind: 'pglite',

@@ -38,9 +38,13 @@ const CONNECTION_CODES = new Set([
   '53300', // too_many_connections
   '57014', // query_canceled: statement_timeout
   '25P03', // idle_in_transaction_session_timeout
+  // Not an outage, but as transient: PostgreSQL broke a lock cycle by aborting this transaction,
+  // and the same request sent again succeeds.
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
 ]);
 
-/** True when the error means "the database cannot be reached", as opposed to a bad query. */
+/** True when the error means "the database cannot serve this now; try again", as opposed to a bad query. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
     if (typeof e.code === 'string' && (CONNECTION_CODES.has(e.code) || e.code.startsWith('08'))) return true;

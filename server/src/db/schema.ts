@@ -1,5 +1,4 @@
 import { ROLES } from '@tms/contract';
-import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -23,7 +22,9 @@ const timestamps = {
 
 /**
  * A user is known by the `sub` of its tokens. An invited user has no subject yet: the first
- * login whose token carries the same email, verified, claims the record.
+ * login whose token carries the same email, verified, claims the record. `email` is the address
+ * as given, for display; `email_canonical` (see modules/users/email-address.ts) is the one form
+ * that decides who is whom, and the only one looked up.
  */
 export const users = pgTable(
   'users',
@@ -31,12 +32,12 @@ export const users = pgTable(
     id: uuid('id').primaryKey(),
     subject: text('subject').unique('users_subject_key'),
     email: text('email'),
+    emailCanonical: text('email_canonical').unique('users_email_canonical_key'),
     displayName: text('display_name'),
     isSuperAdmin: boolean('is_super_admin').notNull().default(false),
     ...timestamps,
   },
   (table) => [
-    uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
     // Member search (`q`) is a substring match: trigram indexes serve ILIKE '%...%'.
     index('users_email_trgm_idx').using('gin', table.email.op('gin_trgm_ops')),
     index('users_display_name_trgm_idx').using('gin', table.displayName.op('gin_trgm_ops')),
@@ -48,6 +49,7 @@ export const tenants = pgTable('tenants', {
   id: uuid('id').primaryKey(),
   slug: text('slug').notNull().unique('tenants_slug_key'),
   name: text('name').notNull(),
+  version: integer('version').notNull().default(1),
   ...timestamps,
 });
 
@@ -62,6 +64,9 @@ export const tenantMemberships = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     role: membershipRole('role').notNull(),
+    // The name a tenant gave when inviting by email: shown in that tenant only, and only until the
+    // person's own name (from their token) is known. Never written to the user, whom every tenant sees.
+    invitedDisplayName: text('invited_display_name'),
     version: integer('version').notNull().default(1),
     ...timestamps,
   },

@@ -8,7 +8,12 @@ export const toMembershipDto = (row: MembershipWithUser): Membership => ({
   role: row.role,
   roleLevel: ROLE_LEVEL[row.role],
   version: row.version,
-  user: { userId: row.userId, email: row.user.email, displayName: row.user.displayName },
+  user: {
+    userId: row.userId,
+    email: row.user.email,
+    // The person's own name once known; until then the name this tenant gave when inviting.
+    displayName: row.user.displayName ?? row.invitedDisplayName,
+  },
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });

@@ -1,9 +1,9 @@
 import type { Role } from '@tms/contract';
-import { and, asc, count, eq, gt, ilike, or, type Placeholder, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ilike, inArray, or, type Placeholder, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
-import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
+import { type MembershipRow, tenantMemberships, tenants, users } from '../../db/schema.js';
 import { likePattern } from '../tenants/tenants.repository.js';
 
 export type MembershipWithUser = MembershipRow & {
@@ -15,6 +15,7 @@ const withUser = {
   tenantId: tenantMemberships.tenantId,
   userId: tenantMemberships.userId,
   role: tenantMemberships.role,
+  invitedDisplayName: tenantMemberships.invitedDisplayName,
   version: tenantMemberships.version,
   createdAt: tenantMemberships.createdAt,
   updatedAt: tenantMemberships.updatedAt,
@@ -27,7 +28,7 @@ const inTenant = (tenantId: string | Placeholder, membershipId: string | Placeho
 
 export async function insertMembership(
   db: Executor,
-  row: { tenantId: string; userId: string; role: Role },
+  row: { tenantId: string; userId: string; role: Role; invitedDisplayName?: string | null },
 ): Promise<MembershipRow> {
   const [inserted] = await db
     .insert(tenantMemberships)
@@ -77,7 +78,13 @@ const listOfShape = (shape: Shape) =>
           eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
           shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
           shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
-          shape.q ? or(ilike(users.email, pattern), ilike(users.displayName, pattern)) : undefined,
+          shape.q
+            ? or(
+                ilike(users.email, pattern),
+                ilike(users.displayName, pattern),
+                ilike(tenantMemberships.invitedDisplayName, pattern),
+              )
+            : undefined,
         ),
       )
       .orderBy(asc(tenantMemberships.id))
@@ -137,4 +144,41 @@ export async function countOwners(db: Executor, tenantId: string): Promise<numbe
     .from(tenantMemberships)
     .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.role, 'OWNER')));
   return row?.owners ?? 0;
+}
+
+/**
+ * Locks the tenants these users belong to, in the one order every such writer follows (by id), so
+ * that changing their memberships waits for, and is waited on by, each tenant's membership writes.
+ */
+export async function lockTenantsOfUsers(db: Executor, userIds: string[]): Promise<void> {
+  const theirTenants = db
+    .select({ tenantId: tenantMemberships.tenantId })
+    .from(tenantMemberships)
+    .where(inArray(tenantMemberships.userId, userIds));
+  await db
+    .select({ id: tenants.id })
+    .from(tenants)
+    .where(inArray(tenants.id, theirTenants))
+    .orderBy(asc(tenants.id))
+    .for('update');
+}
+
+/**
+ * Gives one user's memberships to another (an invited user claimed by someone who had already
+ * signed in). Where both belong to a tenant the higher role is kept, so no tenant loses an OWNER;
+ * the rest are moved. What remains on `fromUserId` goes when that user is deleted.
+ */
+export async function moveMemberships(db: Executor, fromUserId: string, toUserId: string): Promise<void> {
+  // The role enum is declared highest first (OWNER < ADMIN < …), so "<" reads "higher than".
+  await db.execute(sql`
+    update tenant_memberships as mine
+    set role = theirs.role, version = mine.version + 1, updated_at = now()
+    from tenant_memberships as theirs
+    where mine.user_id = ${toUserId} and theirs.user_id = ${fromUserId}
+      and theirs.tenant_id = mine.tenant_id and theirs.role < mine.role`);
+  await db.execute(sql`
+    update tenant_memberships
+    set user_id = ${toUserId}, version = version + 1, updated_at = now()
+    where user_id = ${fromUserId}
+      and tenant_id not in (select tenant_id from tenant_memberships where user_id = ${toUserId})`);
 }

@@ -2,7 +2,7 @@ import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import { normalised } from '../../http/normalise-response.js';
 import { callerOf, tenantAccessOf } from '../../http/request-context.js';
-import { etagOf } from './if-match.js';
+import { etagOf } from '../shared/if-match.js';
 import { toMembershipDto } from './memberships.dto.js';
 import {
   changeMembershipRole,
@@ -51,8 +51,9 @@ export const membershipsRouter = (db: Database) =>
         headers: { ETag: etagOf(membership.version) },
       };
     },
-    remove: async ({ req, params }) => {
-      await removeMembership(db, callerOf(req), params.tenantId, params.tenantMembershipId);
+    remove: async ({ req, params, headers }) => {
+      const { tenantId, tenantMembershipId } = params;
+      await removeMembership(db, callerOf(req), tenantId, tenantMembershipId, headers['if-match']);
       return { status: 204 };
     },
   });

@@ -12,12 +12,11 @@ import {
   LastOwnerError,
   MembershipAlreadyExistsError,
   MembershipNotFoundError,
-  PreconditionFailedError,
   RoleHierarchyViolationError,
 } from '../../errors/index.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
+import { assertIfMatch } from '../shared/if-match.js';
 import { getOrInviteUser } from '../users/users.service.js';
-import { ifMatchAdmits } from './if-match.js';
 import {
   countOwners,
   deleteMembership,
@@ -94,8 +93,14 @@ export async function createMembership(
     return await db.transaction(async (tx) => {
       const access = await authoriseTenantAdmin(tx, caller, tenantId, { lockTenant: true });
       assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-      const user = await getOrInviteUser(tx, body);
-      const row = await insertMembership(tx, { tenantId, userId: user.id, role: body.role });
+      const user = await getOrInviteUser(tx, body, 'body.email');
+      const invitedDisplayName = 'email' in body ? (body.displayName ?? null) : null;
+      const row = await insertMembership(tx, {
+        tenantId,
+        userId: user.id,
+        role: body.role,
+        invitedDisplayName,
+      });
       return { ...row, user: { email: user.email, displayName: user.displayName } };
     });
   } catch (error) {
@@ -121,7 +126,7 @@ export async function changeMembershipRole(
       `You may not change a membership whose role is ${membership.role}`,
     );
     assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-    if (!ifMatchAdmits(ifMatch, membership.version)) throw new PreconditionFailedError(membership.version);
+    assertIfMatch(ifMatch, membership.version);
     if (body.role === membership.role) return membership;
     if (body.role !== 'OWNER') await assertNotLastOwner(tx, membership);
     const updated = await updateMembershipRole(tx, tenantId, membershipId, body.role);
@@ -135,6 +140,7 @@ export async function removeMembership(
   caller: Caller,
   tenantId: string,
   membershipId: string,
+  ifMatch: string | undefined,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const access = await authoriseTenantAdmin(tx, caller, tenantId, { lockTenant: true });
@@ -144,6 +150,7 @@ export async function removeMembership(
       membership.role,
       `You may not remove a membership whose role is ${membership.role}`,
     );
+    assertIfMatch(ifMatch, membership.version);
     await assertNotLastOwner(tx, membership);
     if (!(await deleteMembership(tx, tenantId, membershipId)))
       throw new MembershipNotFoundError(membershipId);

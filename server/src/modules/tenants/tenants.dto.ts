@@ -5,6 +5,7 @@ export const toTenantDto = (row: TenantRow): Tenant => ({
   tenantId: row.id,
   slug: row.slug,
   name: row.name,
+  version: row.version,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });

@@ -19,6 +19,12 @@ export async function findTenant(db: Executor, id: string): Promise<TenantRow | 
   return row;
 }
 
+/** The tenant, locked for the rest of the transaction: its changes then apply to what was checked. */
+export async function findTenantForUpdate(db: Executor, id: string): Promise<TenantRow | undefined> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.id, id)).for('update');
+  return row;
+}
+
 export async function listTenants(
   db: Executor,
   options: { afterId?: string; q?: string; limit: number },
@@ -44,7 +50,7 @@ export async function updateTenant(
 ): Promise<TenantRow | undefined> {
   const [row] = await db
     .update(tenants)
-    .set({ ...changes, updatedAt: sql`now()` })
+    .set({ ...changes, version: sql`${tenants.version} + 1`, updatedAt: sql`now()` })
     .where(eq(tenants.id, id))
     .returning();
   return row;

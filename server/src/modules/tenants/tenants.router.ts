@@ -1,24 +1,30 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
+import type { TenantRow } from '../../db/schema.js';
 import { normalised } from '../../http/normalise-response.js';
+import { etagOf } from '../shared/if-match.js';
 import { toTenantDto } from './tenants.dto.js';
 import { createTenant, getTenant, listTenantsPage, removeTenant, renameTenant } from './tenants.service.js';
+
+const withEtag = (tenant: TenantRow) => ({
+  status: 200 as const,
+  data: toTenantDto(tenant),
+  headers: { ETag: etagOf(tenant.version) },
+});
 
 /** Platform routes; the super-administrator rule is applied by the authorise middleware. */
 export const tenantsRouter = (db: Database) =>
   normalised(contract.tenants, {
-    create: async ({ body }) => ({ status: 201, data: toTenantDto(await createTenant(db, body)) }),
+    create: async ({ body }) => ({ ...withEtag(await createTenant(db, body)), status: 201 }),
     list: async ({ query }) => {
       const page = await listTenantsPage(db, query);
       return { status: 200, data: page.items.map(toTenantDto), meta: { nextCursor: page.nextCursor } };
     },
-    get: async ({ params }) => ({ status: 200, data: toTenantDto(await getTenant(db, params.tenantId)) }),
-    update: async ({ params, body }) => ({
-      status: 200,
-      data: toTenantDto(await renameTenant(db, params.tenantId, body)),
-    }),
-    remove: async ({ params }) => {
-      await removeTenant(db, params.tenantId);
+    get: async ({ params }) => withEtag(await getTenant(db, params.tenantId)),
+    update: async ({ params, body, headers }) =>
+      withEtag(await renameTenant(db, params.tenantId, body, headers['if-match'])),
+    remove: async ({ params, headers }) => {
+      await removeTenant(db, params.tenantId, headers['if-match']);
       return { status: 204 };
     },
   });

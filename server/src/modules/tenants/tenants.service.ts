@@ -1,13 +1,21 @@
 import type { CreateTenantBody, ListTenantsQuery, UpdateTenantBody } from '@tms/contract';
 import { v7 as uuidv7 } from 'uuid';
-import type { Database } from '../../db/database.js';
+import type { Database, Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import type { TenantRow } from '../../db/schema.js';
 import { TenantNotFoundError, TenantSlugTakenError } from '../../errors/index.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
 import { insertMembership } from '../memberships/memberships.repository.js';
+import { assertIfMatch } from '../shared/if-match.js';
 import { getOrInviteUser } from '../users/users.service.js';
-import { deleteTenant, findTenant, insertTenant, listTenants, updateTenant } from './tenants.repository.js';
+import {
+  deleteTenant,
+  findTenant,
+  findTenantForUpdate,
+  insertTenant,
+  listTenants,
+  updateTenant,
+} from './tenants.repository.js';
 
 const SLUG_KEY = 'tenants_slug_key';
 
@@ -15,9 +23,15 @@ const SLUG_KEY = 'tenants_slug_key';
 export async function createTenant(db: Database, input: CreateTenantBody): Promise<TenantRow> {
   try {
     return await db.transaction(async (tx) => {
-      const owner = await getOrInviteUser(tx, input.owner);
+      const owner = await getOrInviteUser(tx, input.owner, 'body.owner.email');
       const tenant = await insertTenant(tx, { id: uuidv7(), slug: input.slug, name: input.name });
-      await insertMembership(tx, { tenantId: tenant.id, userId: owner.id, role: 'OWNER' });
+      const invitedDisplayName = 'email' in input.owner ? (input.owner.displayName ?? null) : null;
+      await insertMembership(tx, {
+        tenantId: tenant.id,
+        userId: owner.id,
+        role: 'OWNER',
+        invitedDisplayName,
+      });
       return tenant;
     });
   } catch (error) {
@@ -45,10 +59,11 @@ export async function renameTenant(
   db: Database,
   tenantId: string,
   changes: UpdateTenantBody,
+  ifMatch: string | undefined,
 ): Promise<TenantRow> {
   let tenant: TenantRow | undefined;
   try {
-    tenant = await updateTenant(db, tenantId, changes);
+    tenant = await checkingIfMatch(db, tenantId, ifMatch, (tx) => updateTenant(tx, tenantId, changes));
   } catch (error) {
     if (changes.slug && isUniqueViolation(error, SLUG_KEY)) throw new TenantSlugTakenError(changes.slug);
     throw error;
@@ -57,6 +72,34 @@ export async function renameTenant(
   return tenant;
 }
 
-export async function removeTenant(db: Database, tenantId: string): Promise<void> {
-  if (!(await deleteTenant(db, tenantId))) throw new TenantNotFoundError(tenantId);
+export async function removeTenant(
+  db: Database,
+  tenantId: string,
+  ifMatch: string | undefined,
+): Promise<void> {
+  if (!(await checkingIfMatch(db, tenantId, ifMatch, (tx) => deleteTenant(tx, tenantId))))
+    throw new TenantNotFoundError(tenantId);
+}
+
+/**
+ * Runs a change to one tenant. Without If-Match it is the change's one statement; with it, the
+ * tenant is locked and its version compared first, so that nobody changes it in between.
+ */
+function checkingIfMatch<T>(
+  db: Database,
+  tenantId: string,
+  ifMatch: string | undefined,
+  change: (db: Executor) => Promise<T>,
+): Promise<T> {
+  if (ifMatch === undefined) return change(db);
+  return db.transaction(async (tx) => {
+    assertIfMatch(ifMatch, (await getTenantForUpdate(tx, tenantId)).version);
+    return change(tx);
+  });
+}
+
+async function getTenantForUpdate(db: Executor, tenantId: string): Promise<TenantRow> {
+  const tenant = await findTenantForUpdate(db, tenantId);
+  if (!tenant) throw new TenantNotFoundError(tenantId);
+  return tenant;
 }

@@ -4,8 +4,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, type UserRow, users } from '../../db/schema.js';
+import { canonicalEmail } from '../../identity/email-address.js';
 
-const byEmail = (email: string) => sql`lower(${users.email}) = lower(${email})`;
+/** An address as given (shown) with the form that identifies its owner (looked up). */
+export type EmailIdentity = { address: string; canonical: string };
 
 const userBySubject = preparedPer((db) =>
   db
@@ -52,26 +54,56 @@ export async function findUserById(db: Executor, id: string): Promise<UserRow | 
   return row;
 }
 
+/** By the canonical form of the address: never by a case-mapped comparison. */
 export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(byEmail(email)).limit(1);
+  const canonical = canonicalEmail(email);
+  if (!canonical) return undefined;
+  const [row] = await db.select().from(users).where(eq(users.emailCanonical, canonical)).limit(1);
   return row;
 }
 
-/** Gives an invited user (no subject yet) with this email to the subject; undefined if none waits. */
-export async function claimInvitedUser(
+/** The holder of an address, locked for the rest of the transaction. */
+export async function lockUserByEmail(db: Executor, email: EmailIdentity): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(eq(users.emailCanonical, email.canonical))
+    .limit(1)
+    .for('update');
+  return row;
+}
+
+/**
+ * A first sign-in with a verified address, in one statement: the user invited with that address
+ * becomes this subject's (its memberships with it), or a new user is made. One statement on the
+ * unique canonical address is what makes the outcome independent of timing: an invitation that
+ * commits first is claimed here; one that commits later finds this user and attaches to it.
+ * Undefined when the address belongs to someone who already signed in (another subject).
+ */
+export async function claimOrInsertUser(
   db: Executor,
-  email: string,
-  subject: string,
-  displayName: string | undefined,
+  user: { subject: string; email: EmailIdentity; displayName: string | null },
 ): Promise<UserRow | undefined> {
   const [row] = await db
-    .update(users)
-    .set({
-      subject,
-      displayName: sql`coalesce(${users.displayName}, ${displayName ?? null})`,
-      updatedAt: sql`now()`,
+    .insert(users)
+    .values({
+      id: uuidv7(),
+      subject: user.subject,
+      email: user.email.address,
+      emailCanonical: user.email.canonical,
+      displayName: user.displayName,
     })
-    .where(and(byEmail(email), isNull(users.subject)))
+    .onConflictDoUpdate({
+      target: users.emailCanonical,
+      // The person's own claims replace what the inviter knew.
+      set: {
+        subject: user.subject,
+        email: user.email.address,
+        displayName: user.displayName,
+        updatedAt: sql`now()`,
+      },
+      setWhere: isNull(users.subject),
+    })
     .returning();
   return row;
 }
@@ -83,26 +115,57 @@ export async function insertUserIfAbsent(
 ): Promise<UserRow | undefined> {
   const [row] = await db
     .insert(users)
-    .values({ id: uuidv7(), ...user })
+    .values({
+      id: uuidv7(),
+      ...user,
+      emailCanonical: user.email === null ? null : canonicalEmail(user.email),
+    })
     .onConflictDoNothing()
     .returning();
   return row;
 }
 
-/** An invited user: known by email only, until a login with that verified email claims it. */
-export async function findOrInsertInvitedUser(
+/**
+ * The user an address names: whoever holds it (signed in or invited), or a new invited user
+ * (no subject) that the first sign-in with that address, verified, claims.
+ */
+export async function findOrInsertInvitedUser(db: Executor, email: EmailIdentity): Promise<UserRow> {
+  // A holder removed between the conflict and the read (merged into the person who signed in) is
+  // gone for good, so the next round inserts or finds the new holder.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [inserted] = await db
+      .insert(users)
+      .values({ id: uuidv7(), subject: null, email: email.address, emailCanonical: email.canonical })
+      .onConflictDoNothing({ target: users.emailCanonical })
+      .returning();
+    if (inserted) return inserted;
+    // The conflict waited for the holder's transaction: a fresh statement sees it committed.
+    const [holder] = await db.select().from(users).where(eq(users.emailCanonical, email.canonical)).limit(1);
+    if (holder) return holder;
+  }
+  throw new Error('the holder of an email address kept vanishing while inviting');
+}
+
+/** The person's own claims, from a newer token than the one the record was made from. */
+export async function updateUserClaims(
   db: Executor,
-  email: string,
-  displayName: string | undefined,
-): Promise<UserRow> {
-  const existing = await findUserByEmail(db, email);
-  if (existing) return existing;
-  const inserted = await insertUserIfAbsent(db, { subject: null, email, displayName: displayName ?? null });
-  if (inserted) return inserted;
-  // Another request invited the same email between our read and our insert.
-  const raced = await findUserByEmail(db, email);
-  if (!raced) throw new Error(`user with email ${email} vanished while inviting`);
-  return raced;
+  userId: string,
+  claims: { email?: EmailIdentity; displayName?: string },
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({
+      ...(claims.email ? { email: claims.email.address, emailCanonical: claims.email.canonical } : {}),
+      ...(claims.displayName !== undefined ? { displayName: claims.displayName } : {}),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(users.id, userId))
+    .returning();
+  return row;
+}
+
+export async function deleteUser(db: Executor, userId: string): Promise<void> {
+  await db.delete(users).where(eq(users.id, userId));
 }
 
 export async function grantSuperAdmin(db: Executor, subject: string): Promise<void> {

@@ -1,15 +1,30 @@
 import type { UserReference } from '@tms/contract';
 import type { Executor } from '../../db/database.js';
 import type { UserRow } from '../../db/schema.js';
-import { UserNotFoundError } from '../../errors/index.js';
-import { findOrInsertInvitedUser, findUserById } from './users.repository.js';
+import { UserNotFoundError, ValidationFailedError } from '../../errors/index.js';
+import { canonicalEmail, emailProblem } from '../../identity/email-address.js';
+import { type EmailIdentity, findOrInsertInvitedUser, findUserById } from './users.repository.js';
 
-/** `{ userId }` must name an existing user; `{ email }` finds one or invites a new one. */
-export async function getOrInviteUser(db: Executor, reference: UserReference): Promise<UserRow> {
+/** An address given in a request; one that is not valid is the caller's error, at `path`. */
+export function emailIdentityOf(address: string, path: string): EmailIdentity {
+  const canonical = canonicalEmail(address);
+  if (!canonical) throw new ValidationFailedError([{ path, message: emailProblem(address) ?? 'not valid' }]);
+  return { address, canonical };
+}
+
+/**
+ * `{ userId }` must name an existing user; `{ email }` finds the address's holder or invites a
+ * new one. `emailPath` names the field in the request, for the validation error.
+ */
+export async function getOrInviteUser(
+  db: Executor,
+  reference: UserReference,
+  emailPath: string,
+): Promise<UserRow> {
   if ('userId' in reference) {
     const user = await findUserById(db, reference.userId);
     if (!user) throw new UserNotFoundError(reference.userId);
     return user;
   }
-  return findOrInsertInvitedUser(db, reference.email, reference.displayName);
+  return findOrInsertInvitedUser(db, emailIdentityOf(reference.email, emailPath));
 }

@@ -1,0 +1,30 @@
+import { domainToASCII } from 'node:url';
+import { analyzeEmail } from '@hapi/address';
+
+/**
+ * The one form in which an email address identifies a person: the key that is stored, indexed,
+ * looked up and claimed. Two addresses are the same person only when these are equal byte for byte.
+ *
+ * - The domain goes through IDNA (UTS #46, as a mail system resolves it) to ASCII, lower-cased:
+ *   `MÜLLER.de` and `xn--mller-kva.de` are one domain, and `İnstitute.edu` (xn--institute-5jf.edu)
+ *   is not `institute.edu`.
+ * - The local part is lower-cased in ASCII only, and otherwise kept as given: Unicode case mapping
+ *   (PostgreSQL's lower(), toLowerCase()) and normalisation (NFC maps KELVIN SIGN to `K`) would
+ *   make `\u212Aim@…` and `kim@…` one person, handing one's invitations to the other.
+ *
+ * Undefined when the address is not valid by RFC 5321/5322/6531 as @hapi/address reads them.
+ */
+export function canonicalEmail(address: string): string | undefined {
+  if (analyzeEmail(address) !== null) return undefined;
+  const at = address.lastIndexOf('@');
+  const domain = domainToASCII(address.slice(at + 1)).toLowerCase();
+  if (domain === '') return undefined;
+  return `${asciiLowerCase(address.slice(0, at))}@${domain}`;
+}
+
+/** Why an address is refused, for the validation error; undefined when it is valid. */
+export function emailProblem(address: string): string | undefined {
+  return analyzeEmail(address)?.error ?? (canonicalEmail(address) ? undefined : 'not a valid email address');
+}
+
+const asciiLowerCase = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
