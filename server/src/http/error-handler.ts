@@ -4,33 +4,21 @@ import { isDatabaseUnavailable } from '../db/db-errors.js';
 import {
   AppError,
   InternalError,
-  InvalidJsonError,
   MethodNotAllowedError,
-  PayloadTooLargeError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthenticatedError,
-  UnsupportedMediaTypeError,
   ValidationFailedError,
 } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import { errorEnvelope } from './error-envelope.js';
-import { BODY_LIMIT } from './json-body.js';
+import { bodyUnread } from './json-body.js';
 import { validationDetails } from './validation-details.js';
 
-type HttpishError = { type?: unknown; status?: unknown; statusCode?: unknown };
+type HttpishError = { status?: unknown; statusCode?: unknown };
 
-/** Errors thrown by express itself and its body parser, which know nothing of our codes. */
+/** Errors thrown by express itself, which knows nothing of our codes. */
 function fromExpress(error: HttpishError): AppError | undefined {
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return new InvalidJsonError();
-    case 'entity.too.large':
-      return new PayloadTooLargeError(BODY_LIMIT);
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new UnsupportedMediaTypeError();
-  }
   const status = error.status ?? error.statusCode;
   // express answers 400 for a path that cannot be percent-decoded.
   if (status === 400) return new ValidationFailedError([{ path: 'params', message: 'not a valid URL path' }]);
@@ -54,6 +42,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       logger.debug({ err: error, requestId: req.requestId }, 'late outcome after the answer was sent');
       return;
     }
+    // Refused before its body was read: close rather than let node drain it to reuse the connection.
+    if (bodyUnread(req)) res.setHeader('Connection', 'close');
     let appError = toAppError(error);
     if (!appError) {
       logger.error(

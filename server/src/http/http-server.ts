@@ -23,11 +23,27 @@ export function createHttpServer(app: Express): Server {
     ).call(this, req, options);
   }
   AppResponse.prototype = app.response;
-  return createServer(
+  const server = createServer(
     {
       IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
       ServerResponse: AppResponse as unknown as typeof ServerResponse,
     },
     app,
   );
+  // Left alone, node answers `Expect: 100-continue` with `100 Continue` before the app has seen the
+  // request, inviting the body of a caller it is about to refuse. With this listener the request
+  // goes through the app as any other, and only the JSON body middleware, once authentication and
+  // access checks have passed, asks for the body (sendContinue).
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req);
+    server.emit('request', req, res);
+  });
+  return server;
+}
+
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/** Tells a client that waits for `100 Continue` to send its body, if it waits and was not told yet. */
+export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
+  if (awaitingContinue.delete(req)) res.writeContinue();
 }
