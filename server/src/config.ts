@@ -16,6 +16,30 @@ const httpUrl = optionalString.refine(
   'must be an http:// or https:// URL',
 );
 
+const DURATION = /^(\d+)([smhd]?)$/i;
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+const MAX_TOKEN_LIFETIME_LIMIT = 30 * 86_400;
+
+/**
+ * AUTH_MAX_TOKEN_LIFETIME: the longest lifetime (exp - iat) of a token accepted, as seconds
+ * (`86400`) or a whole number with a unit s, m, h or d (`3600s`, `90m`, `24h`, `1d`); default 24h,
+ * at most 30d. It bounds how long a leaked token stays good. Raise it only if the identity
+ * provider issues longer-lived access tokens.
+ */
+const tokenLifetime = optionalString.transform((value, ctx) => {
+  if (value === undefined) return 24 * 3600;
+  const match = DURATION.exec(value);
+  const seconds = match ? Number(match[1]) * (UNIT_SECONDS[(match[2] ?? '').toLowerCase()] ?? 0) : 0;
+  if (seconds < 1 || seconds > MAX_TOKEN_LIFETIME_LIMIT) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be seconds or a whole number with s, m, h or d (e.g. 3600, 90m, 24h), from 1s to 30d',
+    });
+    return z.NEVER;
+  }
+  return seconds;
+});
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -37,6 +61,7 @@ const EnvSchema = z
     AUTH_JWKS_URL: httpUrl,
     AUTH_ISSUER: optionalString,
     AUTH_AUDIENCE: optionalString,
+    AUTH_MAX_TOKEN_LIFETIME: tokenLifetime,
     SUPER_ADMIN_SUBJECTS: z
       .string()
       .default('')
@@ -107,7 +132,14 @@ export type Config = {
   /** Past this, a request answers 503 rather than wait on a database that does not answer. */
   requestTimeoutMs: number;
   /** Without a secret or a JWKS, development uses a generated secret: see auth/dev-secret.ts. */
-  auth: { jwtSecret?: string; jwksUrl?: string; issuer?: string; audience?: string };
+  auth: {
+    jwtSecret?: string;
+    jwksUrl?: string;
+    issuer?: string;
+    audience?: string;
+    /** Tokens with a longer lifetime (exp - iat) are refused: AUTH_MAX_TOKEN_LIFETIME. */
+    maxTokenLifetimeSeconds: number;
+  };
   superAdminSubjects: string[];
   /** Browser origins allowed to call the API; empty: no CORS headers at all. */
   corsOrigins: string[];
@@ -150,6 +182,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       jwksUrl: env.AUTH_JWKS_URL,
       issuer: env.AUTH_ISSUER,
       audience: env.AUTH_AUDIENCE,
+      maxTokenLifetimeSeconds: env.AUTH_MAX_TOKEN_LIFETIME,
     },
     superAdminSubjects: env.SUPER_ADMIN_SUBJECTS,
     corsOrigins: env.CORS_ORIGINS,

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
-import { type ResolvedAuth, resolveAuth, verifierFor } from './auth/auth-setup.js';
+import { type ResolvedAuth, resolveAuth } from './auth/auth-setup.js';
 import { signDevToken } from './auth/sign-token.js';
+import { createTokenVerifier } from './auth/token-verifier.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { envelopeClientErrors } from './http/client-error.js';
@@ -75,7 +76,7 @@ async function main() {
   rateLimiter?.start();
   const app = createApp({
     db: database.db,
-    verifyToken: verifierFor(auth),
+    verifyToken: createTokenVerifier(auth),
     logger,
     version: VERSION,
     corsOrigins: config.corsOrigins,

@@ -21,20 +21,33 @@ export type TokenClaims = {
 
 export type TokenVerifier = (token: string) => Promise<TokenClaims>;
 
-export type VerifierOptions =
-  | { secret: string; issuer?: string; audience?: string }
-  | { jwksUrl: string; issuer?: string; audience?: string };
+type TokenRules = {
+  issuer?: string;
+  audience?: string;
+  /** The longest lifetime (exp - iat) accepted; DEFAULT_MAX_LIFETIME_SECONDS if not given. */
+  maxLifetimeSeconds?: number;
+};
+
+export type VerifierOptions = ({ secret: string } | { jwksUrl: string }) & TokenRules;
 
 /** Bounded tolerance for clocks that drift between the identity provider and this server. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
 
-// Claims end up in the users table: no NUL (PostgreSQL refuses it), bounded lengths. A bad
-// subject refuses the token; a bad optional claim is ignored.
+const DEFAULT_MAX_LIFETIME_SECONDS = 24 * 3600;
+
+/**
+ * A lone surrogate (a JSON escape like \ud800 decodes to one) becomes U+FFFD on its way to the
+ * database, so distinct subjects would collapse into one user. Same as String#isWellFormed (ES2024).
+ */
+const isWellFormed = (value: string) => !/\p{Cs}/u.test(value);
+
+// Claims end up in the users table: no NUL (PostgreSQL refuses it), well-formed, bounded lengths.
+// A bad subject refuses the token; a bad optional claim is ignored.
 const ClaimsSchema = z.object({
-  sub: text().min(1).max(255),
-  email: text().max(254).optional().catch(undefined),
+  sub: text().min(1).max(255).refine(isWellFormed),
+  email: text().max(254).refine(isWellFormed).optional().catch(undefined),
   email_verified: z.boolean().optional().catch(undefined),
-  name: text().max(200).optional().catch(undefined),
+  name: text().max(200).refine(isWellFormed).optional().catch(undefined),
 });
 
 export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
@@ -42,8 +55,10 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     issuer: options.issuer,
     audience: options.audience,
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
-    requiredClaims: ['sub'],
+    // Without exp a token, once leaked, is good forever.
+    requiredClaims: ['sub', 'exp'],
   };
+  const maxLifetime = options.maxLifetimeSeconds ?? DEFAULT_MAX_LIFETIME_SECONDS;
   const verify =
     'secret' in options
       ? (() => {
@@ -84,6 +99,7 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
     } catch (error) {
       throw translateJoseError(error);
     }
+    checkLifetime(payload, maxLifetime);
     const parsed = ClaimsSchema.safeParse(payload);
     if (!parsed.success) throw new UnauthenticatedError('The token has no usable subject');
     const claims = {
@@ -97,12 +113,37 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   };
 }
 
+/**
+ * An expiry bounds how long a leaked token is good for, only if it is not years away. jose has
+ * checked that exp is present and a number, and iat a number if present.
+ */
+function checkLifetime(payload: JWTPayload, maxSeconds: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  const { exp = 0, iat } = payload;
+  // jose checks iat in the future only alongside maxTokenAge, which would make iat required.
+  if (iat !== undefined && iat > now + CLOCK_TOLERANCE_SECONDS) {
+    throw new UnauthenticatedError('The token was issued in the future (iat)');
+  }
+  // Without iat the lifetime is unknown: what is left of it must fit (with the issuer's clock ahead).
+  const lifetime = iat !== undefined ? exp - iat : exp - now - CLOCK_TOLERANCE_SECONDS;
+  if (lifetime > maxSeconds) {
+    throw new UnauthenticatedError(`The token's lifetime exceeds the maximum of ${maxSeconds} seconds`);
+  }
+}
+
 function translateJoseError(error: unknown): Error {
   if (error instanceof ServiceUnavailableError) return error;
   if (error instanceof joseErrors.JWKSTimeout) {
     return new ServiceUnavailableError('The identity provider did not answer in time');
   }
   if (error instanceof joseErrors.JWTExpired) return new UnauthenticatedError('The token has expired');
+  if (
+    error instanceof joseErrors.JWTClaimValidationFailed &&
+    error.claim === 'exp' &&
+    error.reason === 'missing'
+  ) {
+    return new UnauthenticatedError('The token has no expiry (exp)');
+  }
   if (error instanceof joseErrors.JOSEError) return new UnauthenticatedError('The token is not valid');
   // A JWKS that cannot be fetched at all (DNS, refused connection) surfaces as a plain fetch error.
   if (error instanceof TypeError)

@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
+import { decodeJwt } from 'jose';
 import { resolveAuth } from '../auth/auth-setup.js';
 import { signDevToken } from '../auth/sign-token.js';
 import { ConfigError, loadConfig } from '../config.js';
 
 const USAGE =
   'usage: npm run token -- --sub SUBJECT [--email E [--email-unverified]] [--name N] [--ttl 1h]\n' +
-  'Prints an HS256 token signed with AUTH_JWT_SECRET (or, outside production, the secret kept in .data/).';
+  'Prints an HS256 token signed with AUTH_JWT_SECRET (or, outside production, the secret kept in .data/);\n' +
+  '--ttl takes a duration such as 30m or 1h (the default), at most AUTH_MAX_TOKEN_LIFETIME (24h by default).';
 
 function parseCommandLine() {
   try {
@@ -47,6 +49,15 @@ async function main() {
     issuer: auth.issuer,
     audience: auth.audience,
   });
+  // The service would refuse it: say so now rather than with a 401 later.
+  const { exp = 0, iat = 0 } = decodeJwt(token);
+  const max = auth.maxLifetimeSeconds;
+  if (max !== undefined && exp - iat > max) {
+    console.error(
+      `--ttl ${values.ttl} is longer than AUTH_MAX_TOKEN_LIFETIME (${max} s): the service would refuse it.`,
+    );
+    process.exit(2);
+  }
   process.stdout.write(`${token}\n`);
 }
 

@@ -7,7 +7,8 @@ import type { Database } from '../db/database.js';
 import { UnauthenticatedError } from '../errors/index.js';
 import { isUuid } from '../uuid.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+// RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: "Bearer" 1*SP b64token.
+const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i;
 
 export const accessOf = (route: { metadata?: unknown } | undefined) =>
   route ? routeMetadata(route as AppRoute).access : 'authenticated';
@@ -21,8 +22,15 @@ const isPublic = (req: Parameters<RequestHandler>[0]) => accessOf(req.tsRestRout
 export function verifyBearer(verify: TokenVerifier): RequestHandler {
   return (req, _res, next) => {
     if (isPublic(req)) return next();
+    // Node keeps only the first Authorization in req.headers; a proxy or cache may pick another.
+    // Which credential counts must not be up to whoever reads first: refuse the request.
+    if (authorizationCount(req.rawHeaders) > 1) {
+      req.authFailure = new UnauthenticatedError('Send one Authorization header, not several');
+      return next();
+    }
+    // Node has already stripped the whitespace around the value.
     const header = req.headers.authorization;
-    const match = typeof header === 'string' ? BEARER.exec(header.trim()) : null;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
     if (!match?.[1]) {
       req.authFailure = new UnauthenticatedError();
       return next();
@@ -38,6 +46,14 @@ export function verifyBearer(verify: TokenVerifier): RequestHandler {
       },
     );
   };
+}
+
+function authorizationCount(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
+  }
+  return count;
 }
 
 /** Loads the caller's record (created on first sight); roles and flags are read fresh each time. */
