@@ -1,8 +1,17 @@
-import type { ErrorEnvelope, FieldError, ResponseCode } from '@tms/contract';
+import type { Contract, ErrorEnvelope, FieldError, ResponseCode, RouterErrorCodes } from '@tms/contract';
+
+/**
+ * The codes each route can answer, by the contract's route names (the client's methods; `me()` is
+ * `['me']['get']`): `ErrorCodes['memberships']['update']` is
+ * `'LAST_OWNER' | 'PRECONDITION_FAILED' | …`. Derived from the contract (the route's declared codes
+ * plus those of its access rule and shape), so it cannot drift from what the server answers.
+ */
+export type ErrorCodes = RouterErrorCodes<Contract>;
 
 /**
  * The service answered with an error envelope. `code` is a ResponseCode, so
- * `if (error.code === 'LAST_OWNER')` narrows, and a switch over it can be exhaustive.
+ * `if (error.code === 'LAST_OWNER')` narrows, and a switch over it can be exhaustive; over one
+ * route's codes with `ApiError<ErrorCodes['memberships']['update']>`.
  */
 export class ApiError<C extends ResponseCode = ResponseCode> extends Error {
   override readonly name = 'ApiError';
@@ -28,7 +37,11 @@ export class NetworkError extends Error {
   }
 }
 
-/** Narrows an unknown error to an ApiError, optionally of one code. */
+/**
+ * Narrows an unknown error to an ApiError, optionally of one code: `isApiError(error, 'LAST_OWNER')`.
+ * Without a code, the type argument names the codes to expect, e.g. those of the route just called:
+ * `isApiError<ErrorCodes['memberships']['update']>(error)`.
+ */
 export function isApiError<C extends ResponseCode>(error: unknown, code?: C): error is ApiError<C> {
   return error instanceof ApiError && (code === undefined || error.code === code);
 }

@@ -12,5 +12,5 @@ export type {
 } from '@tms/contract';
 export { contract, ROLE_LEVEL, ROLES } from '@tms/contract';
 export { type Client, createClient, type Page } from './client.js';
-export { ApiError, isApiError, NetworkError } from './errors.js';
+export { ApiError, type ErrorCodes, isApiError, NetworkError } from './errors.js';
 export { type ClientOptions, createRawClient, type RawClient, type TokenSource } from './raw-client.js';

@@ -30,16 +30,3 @@ export type PageMeta = z.infer<typeof PageMetaSchema>;
 
 export const listEnvelope = <T extends z.ZodTypeAny>(item: T) =>
   z.object({ success: z.literal(true), data: z.array(item), meta: PageMetaSchema });
-
-/** Errors any authenticated route can answer; routes add their own (409, 412) on top. */
-export const authenticatedErrorResponses = {
-  400: ErrorEnvelopeSchema,
-  401: ErrorEnvelopeSchema,
-  403: ErrorEnvelopeSchema,
-  404: ErrorEnvelopeSchema,
-  413: ErrorEnvelopeSchema,
-  415: ErrorEnvelopeSchema,
-  429: ErrorEnvelopeSchema,
-  500: ErrorEnvelopeSchema,
-  503: ErrorEnvelopeSchema,
-};

@@ -55,4 +55,34 @@ export const HTTP_STATUS = {
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const satisfies Record<ResponseCode, number>;
-export type ErrorHttpStatus = (typeof HTTP_STATUS)[ResponseCode];
+
+/**
+ * What each code means, in one line: the error table of docs/errors.md is generated from it
+ * (`npm run docs:errors`), so the docs cannot forget a code or drift from the contract.
+ */
+export const RESPONSE_CODE_MEANING = {
+  VALIDATION_FAILED:
+    'A path parameter, header, query or body fails its schema (unknown body fields included), or a cursor is not one this API gave out',
+  INVALID_JSON: 'The body is not parseable JSON',
+  TENANT_ID_MISMATCH: "`x-tenant-id` differs from the URL's tenant",
+  UNAUTHENTICATED: 'No bearer token, or one that is not valid',
+  SUPER_ADMIN_REQUIRED: 'A platform route, and the caller is not a super administrator',
+  TENANT_ACCESS_DENIED: 'The caller is not a member of the tenant (whether or not it exists)',
+  INSUFFICIENT_ROLE: 'A member below ADMIN on a membership route',
+  ROLE_HIERARCHY_VIOLATION: 'Giving, or acting on, a role above your own',
+  TENANT_NOT_FOUND: 'No such tenant (told to super administrators only)',
+  MEMBERSHIP_NOT_FOUND: 'No such membership in this tenant (also: it belongs to another tenant)',
+  USER_NOT_FOUND: '`userId` names no user',
+  ROUTE_NOT_FOUND: 'No such route',
+  METHOD_NOT_ALLOWED: 'A known path, another method; the `Allow` header lists the methods',
+  TENANT_SLUG_TAKEN: 'The slug belongs to another tenant',
+  MEMBERSHIP_ALREADY_EXISTS: 'The user is already a member of the tenant',
+  LAST_OWNER: "Demoting or removing the tenant's last OWNER",
+  PRECONDITION_FAILED: '`If-Match` does not match the current version',
+  PAYLOAD_TOO_LARGE: 'The body is over the size limit (100 KiB)',
+  RATE_LIMITED: 'The caller spent its budget for the window; `Retry-After` says when the next one starts',
+  UNSUPPORTED_MEDIA_TYPE: 'A body that is not `application/json`',
+  INTERNAL_ERROR: 'Anything unexpected; the request id finds it in the logs',
+  SERVICE_UNAVAILABLE:
+    'The database (or the JWKS) cannot be reached in time, or the request passed its deadline; `Retry-After: 5`',
+} as const satisfies Record<ResponseCode, string>;

@@ -12,6 +12,10 @@ export type RouteAccess = 'public' | 'authenticated' | 'superAdmin' | 'tenantAdm
 
 export type RouteMetadata = {
   access: RouteAccess;
-  /** Codes this route answers because of what it does; those of its access rule are added by errorCodesOf. */
+  /**
+   * Codes this route answers because of what it does: the one place they are declared. Those of
+   * its access rule and shape are added by errorCodesOf; the route's error statuses, the OpenAPI
+   * error lists and the client's code types are derived from both.
+   */
   errors?: readonly ResponseCode[];
 };

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import type { RouteMetadata } from '../common/metadata.js';
+import { withErrorResponses } from '../route-errors.js';
 
 const c = initContract();
 
@@ -15,8 +16,7 @@ export const HealthReportSchema = z.object({
 });
 export type HealthReport = z.infer<typeof HealthReportSchema>;
 
-/** Health routes answer bare bodies: load balancers and orchestrators read them, not apps. */
-export const healthContract = c.router(
+const routes = c.router(
   {
     live: {
       method: 'GET',
@@ -39,3 +39,10 @@ export const healthContract = c.router(
   },
   { metadata: { access: 'public' } satisfies RouteMetadata },
 );
+
+/**
+ * Health routes answer bare bodies: load balancers and orchestrators read them, not apps. They
+ * declare no error code, so withErrorResponses adds nothing; it is here so that a code added later
+ * gets its status like on every other route.
+ */
+export const healthContract = withErrorResponses(routes);

@@ -1,11 +1,12 @@
 import { initContract } from '@ts-rest/core';
 import type { RouteMetadata } from '../common/metadata.js';
-import { authenticatedErrorResponses, successEnvelope } from '../envelope.js';
+import { successEnvelope } from '../envelope.js';
+import { withErrorResponses } from '../route-errors.js';
 import { MeSchema } from './me.schemas.js';
 
 const c = initContract();
 
-export const meContract = c.router(
+const routes = c.router(
   {
     get: {
       method: 'GET',
@@ -14,8 +15,7 @@ export const meContract = c.router(
       summary: 'Who the caller is, and the tenants it belongs to',
     },
   },
-  {
-    commonResponses: authenticatedErrorResponses,
-    metadata: { access: 'authenticated' } satisfies RouteMetadata,
-  },
+  { metadata: { access: 'authenticated' } satisfies RouteMetadata },
 );
+
+export const meContract = withErrorResponses(routes);

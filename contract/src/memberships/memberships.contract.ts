@@ -2,12 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { IfMatchHeaders, TenantHeaders } from '../common/headers.js';
 import { TenantIdParams } from '../common/ids.js';
 import type { RouteMetadata } from '../common/metadata.js';
-import {
-  authenticatedErrorResponses,
-  ErrorEnvelopeSchema,
-  listEnvelope,
-  successEnvelope,
-} from '../envelope.js';
+import { listEnvelope, successEnvelope } from '../envelope.js';
+import { withErrorResponses } from '../route-errors.js';
 import {
   CreateMembershipBodySchema,
   ListMembershipsQuerySchema,
@@ -18,8 +14,7 @@ import {
 
 const c = initContract();
 
-/** Tenant routes: OWNER or ADMIN of the URL's tenant, or a super administrator. */
-export const membershipsContract = c.router(
+const routes = c.router(
   {
     list: {
       method: 'GET',
@@ -42,7 +37,7 @@ export const membershipsContract = c.router(
       path: '/tenants/:tenantId/memberships',
       pathParams: TenantIdParams,
       body: CreateMembershipBodySchema,
-      responses: { 201: successEnvelope(MembershipSchema), 409: ErrorEnvelopeSchema },
+      responses: { 201: successEnvelope(MembershipSchema) },
       metadata: {
         errors: ['USER_NOT_FOUND', 'MEMBERSHIP_ALREADY_EXISTS', 'ROLE_HIERARCHY_VIOLATION'],
       } satisfies Partial<RouteMetadata>,
@@ -55,11 +50,7 @@ export const membershipsContract = c.router(
       pathParams: MembershipIdParams,
       headers: TenantHeaders.merge(IfMatchHeaders),
       body: UpdateMembershipBodySchema,
-      responses: {
-        200: successEnvelope(MembershipSchema),
-        409: ErrorEnvelopeSchema,
-        412: ErrorEnvelopeSchema,
-      },
+      responses: { 200: successEnvelope(MembershipSchema) },
       metadata: {
         errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
       } satisfies Partial<RouteMetadata>,
@@ -71,16 +62,18 @@ export const membershipsContract = c.router(
       pathParams: MembershipIdParams,
       headers: TenantHeaders.merge(IfMatchHeaders),
       body: c.noBody(),
-      responses: { 204: c.noBody(), 409: ErrorEnvelopeSchema, 412: ErrorEnvelopeSchema },
+      responses: { 204: c.noBody() },
       metadata: {
         errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
       } satisfies Partial<RouteMetadata>,
       summary: 'Remove a user from the tenant',
     },
   },
-  {
-    baseHeaders: TenantHeaders,
-    commonResponses: authenticatedErrorResponses,
-    metadata: { access: 'tenantAdmin' } satisfies RouteMetadata,
-  },
+  { baseHeaders: TenantHeaders, metadata: { access: 'tenantAdmin' } satisfies RouteMetadata },
 );
+
+/**
+ * Tenant routes: OWNER or ADMIN of the URL's tenant, or a super administrator. Each route's error
+ * statuses come from its codes (see route-errors.ts).
+ */
+export const membershipsContract = withErrorResponses(routes);

@@ -2,12 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { IfMatchHeaders, TenantHeaders } from '../common/headers.js';
 import { TenantIdParams } from '../common/ids.js';
 import type { RouteMetadata } from '../common/metadata.js';
-import {
-  authenticatedErrorResponses,
-  ErrorEnvelopeSchema,
-  listEnvelope,
-  successEnvelope,
-} from '../envelope.js';
+import { listEnvelope, successEnvelope } from '../envelope.js';
+import { withErrorResponses } from '../route-errors.js';
 import {
   CreateTenantBodySchema,
   ListTenantsQuerySchema,
@@ -17,14 +13,13 @@ import {
 
 const c = initContract();
 
-/** Platform routes: super administrators only. */
-export const tenantsContract = c.router(
+const routes = c.router(
   {
     create: {
       method: 'POST',
       path: '/admin/tenants',
       body: CreateTenantBodySchema,
-      responses: { 201: successEnvelope(TenantSchema), 409: ErrorEnvelopeSchema },
+      responses: { 201: successEnvelope(TenantSchema) },
       metadata: { errors: ['USER_NOT_FOUND', 'TENANT_SLUG_TAKEN'] } satisfies Partial<RouteMetadata>,
       summary: 'Create a tenant with its first OWNER',
       description:
@@ -52,7 +47,7 @@ export const tenantsContract = c.router(
       pathParams: TenantIdParams,
       headers: TenantHeaders.merge(IfMatchHeaders),
       body: UpdateTenantBodySchema,
-      responses: { 200: successEnvelope(TenantSchema), 409: ErrorEnvelopeSchema, 412: ErrorEnvelopeSchema },
+      responses: { 200: successEnvelope(TenantSchema) },
       metadata: { errors: ['TENANT_SLUG_TAKEN', 'PRECONDITION_FAILED'] } satisfies Partial<RouteMetadata>,
       summary: 'Rename a tenant or change its slug',
     },
@@ -62,13 +57,16 @@ export const tenantsContract = c.router(
       pathParams: TenantIdParams,
       headers: TenantHeaders.merge(IfMatchHeaders),
       body: c.noBody(),
-      responses: { 204: c.noBody(), 412: ErrorEnvelopeSchema },
+      responses: { 204: c.noBody() },
       metadata: { errors: ['PRECONDITION_FAILED'] } satisfies Partial<RouteMetadata>,
       summary: 'Delete a tenant and all its memberships',
     },
   },
-  {
-    commonResponses: authenticatedErrorResponses,
-    metadata: { access: 'superAdmin' } satisfies RouteMetadata,
-  },
+  { metadata: { access: 'superAdmin' } satisfies RouteMetadata },
 );
+
+/**
+ * Platform routes: super administrators only. Each route's error statuses come from its codes:
+ * those of `metadata.errors` and those its access rule and shape imply (see route-errors.ts).
+ */
+export const tenantsContract = withErrorResponses(routes);

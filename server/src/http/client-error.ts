@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ValidationFailedError } from '../errors/index.js';
 import { errorEnvelope } from './error-envelope.js';
@@ -15,12 +15,11 @@ export function envelopeClientErrors(server: Server): void {
       return;
     }
     const requestId = randomUUID();
-    const body = JSON.stringify(
-      errorEnvelope(new ValidationFailedError([], 'The request is not well-formed HTTP'), requestId),
-    );
+    const refusal = new ValidationFailedError([], 'The request is not well-formed HTTP');
+    const body = JSON.stringify(errorEnvelope(refusal, requestId));
     socket.end(
       [
-        'HTTP/1.1 400 Bad Request',
+        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}`,
         'Content-Type: application/json; charset=utf-8',
         `Content-Length: ${Buffer.byteLength(body)}`,
         `x-request-id: ${requestId}`,

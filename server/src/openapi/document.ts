@@ -1,21 +1,34 @@
 import { extendApi } from '@anatine/zod-openapi';
-import type { AppRoute } from '@ts-rest/core';
-import { generateOpenApi } from '@ts-rest/open-api';
-import { contract } from './contract.js';
-import { ErrorEnvelopeSchema, FieldErrorSchema, PageMetaSchema, ResponseCodeSchema } from './envelope.js';
-import { HealthReportSchema, ProbeSchema } from './health/health.contract.js';
-import { MeSchema } from './me/me.schemas.js';
 import {
   CreateMembershipBodySchema,
+  CreateTenantBodySchema,
+  contract,
+  ErrorEnvelopeSchema,
+  errorCodesOf,
+  FieldErrorSchema,
+  HealthReportSchema,
+  HTTP_STATUS,
   MembershipSchema,
+  MeSchema,
+  PageMetaSchema,
+  ProbeSchema,
+  type ResponseCode,
+  ResponseCodeSchema,
   RoleSchema,
+  routeMetadata,
+  TenantSchema,
   UpdateMembershipBodySchema,
+  UpdateTenantBodySchema,
   UserSummarySchema,
-} from './memberships/memberships.schemas.js';
-import { REQUEST_EXAMPLES } from './openapi-examples.js';
-import { HTTP_STATUS, type ResponseCode } from './response-codes.js';
-import { errorCodesOf, routeMetadata } from './route-errors.js';
-import { CreateTenantBodySchema, TenantSchema, UpdateTenantBodySchema } from './tenants/tenants.schemas.js';
+} from '@tms/contract';
+import type { AppRoute } from '@ts-rest/core';
+import { generateOpenApi } from '@ts-rest/open-api';
+import { REQUEST_EXAMPLES } from './examples.js';
+
+/*
+ * The OpenAPI document lives here, not in the contract, so that the contract (and the SDK built on
+ * it) depends on zod and @ts-rest/core only: the OpenAPI tooling is for the server and the build.
+ */
 
 // Titled schemas become named components ($ref) instead of being inlined at every use.
 const NAMED = {

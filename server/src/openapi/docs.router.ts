@@ -1,7 +1,7 @@
-import { buildOpenApiDocument } from '@tms/contract/openapi';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { pageSecurityHeaders } from '../../http/browser-security.js';
+import { pageSecurityHeaders } from '../http/browser-security.js';
+import { buildOpenApiDocument } from './document.js';
 
 /** Swagger UI serves its own assets, so /docs works on a machine with no internet. */
 export function docsRouter(version: string): Router {
