@@ -19,7 +19,7 @@ export type Sql = {
 
 export type SqlOptions = {
   max?: number;
-  /** Named server-side statements, postgres.js's default (drizzle's queries are not prepared). */
+  /** Named server-side statements (postgres.js's default for its own queries; the service prepares its hot queries too). */
   prepare?: boolean;
 };
 

@@ -4,11 +4,12 @@ import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/expr
 import express from 'express';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import type { Database } from './db/database.js';
-import { loadCaller, verifyBearer } from './http/authenticate.js';
+import { verifyBearer } from './http/authenticate.js';
 import { authorise } from './http/authorise.js';
 import { apiSecurityHeaders, corsFor } from './http/browser-security.js';
 import { errorHandler } from './http/error-handler.js';
 import { jsonBody } from './http/json-body.js';
+import { loadCaller } from './http/load-caller.js';
 import { notFound } from './http/not-found.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestDeadline } from './http/request-deadline.js';
@@ -16,11 +17,11 @@ import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { tenantHeaderMatchesUrl } from './http/tenant-header.js';
 import type { Logger } from './logger.js';
-import { docsRouter } from './modules/docs/docs.router.js';
 import { healthRouter } from './modules/health/health.router.js';
 import { meRouter } from './modules/me/me.router.js';
 import { membershipsRouter } from './modules/memberships/memberships.router.js';
 import { tenantsRouter } from './modules/tenants/tenants.router.js';
+import { docsRouter } from './openapi/docs.router.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
 export type AppDeps = {

@@ -90,16 +90,8 @@ async function main() {
   });
   const server = createHttpServer(app).listen(config.port, config.host);
   envelopeClientErrors(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  if (devSubject) await printDevToken(devSubject, auth, baseUrl);
-  else console.warn(`\n  Docs:  ${baseUrl}/docs\n`);
-  logger.info({ url: baseUrl, database: database.kind, version: VERSION }, `listening on ${baseUrl}`);
-
+  // Before anything announces the server: a signal sent on seeing "listening on" would otherwise
+  // find no handler yet and kill the process outright.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -117,6 +109,15 @@ async function main() {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  if (devSubject) await printDevToken(devSubject, auth, baseUrl);
+  else console.warn(`\n  Docs:  ${baseUrl}/docs\n`);
+  logger.info({ url: baseUrl, database: database.kind, version: VERSION }, `listening on ${baseUrl}`);
 }
 
 main().catch((error: unknown) => {

@@ -17,7 +17,7 @@ import { startTestServer, TEST_SECRET, type TestServer } from './harness.js';
 
 /**
  * Every route of the contract, crossed with every kind of caller and every kind of target. Each
- * cell states the exact answer of SPEC section 4, and every refused request must leave the
+ * cell states the exact answer the access rules give (docs/access.md), and every refused request must leave the
  * tenants it names untouched.
  */
 let h: TestServer;
@@ -160,7 +160,7 @@ function roleIn(kind: CallerKind, target: Target): Role | undefined {
   return undefined;
 }
 
-/** SPEC section 4, cell by cell. */
+/** The access rules of docs/access.md, cell by cell. */
 function expected(route: AppRoute, kind: CallerKind, target: Target, success: number): number | ResponseCode {
   const access = (route.metadata as { access: string }).access;
   if (access === 'public') return success;

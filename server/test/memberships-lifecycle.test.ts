@@ -54,7 +54,7 @@ describe('create', () => {
     if (res.status !== 201) return;
     expect(res.headers.get('etag')).toBe('"1"');
     expect(Object.keys(res.body).sort()).toEqual(['data', 'success']);
-    // strict(): no field beyond those of SPEC section 5.
+    // strict(): no field beyond those the contract declares.
     const data = MembershipSchema.strict().parse(res.body.data);
     expect(data).toMatchObject({
       tenantId: t.tenantId,

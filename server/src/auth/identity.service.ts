@@ -1,4 +1,4 @@
-import type { Role } from '@tms/contract';
+import type { Caller } from '../access/caller.js';
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { UserRow } from '../db/schema.js';
@@ -7,22 +7,11 @@ import {
   claimOrInsertUser,
   type EmailIdentity,
   findUserBySubject,
-  findUserBySubjectWithRole,
   insertUserIfAbsent,
   updateUserClaims,
 } from '../modules/users/users.repository.js';
 import { claimAddress } from './claim-address.js';
 import type { TokenClaims } from './token-verifier.js';
-
-export type Caller = {
-  userId: string;
-  subject: string;
-  email: string | null;
-  displayName: string | null;
-  isSuperAdmin: boolean;
-  /** The caller's role in the URL's tenant, read with the caller on tenant routes (null: none). */
-  tenantRole?: { tenantId: string; role: Role | null };
-};
 
 const toCaller = (row: UserRow, subject: string): Caller => ({
   userId: row.id,
@@ -46,30 +35,28 @@ function verifiedEmailOf(claims: TokenClaims): EmailIdentity | undefined {
 const refreshed = new WeakSet<TokenClaims>();
 
 /**
- * Finds the user behind a verified token, creating it on first sight. The record is read on every
- * request, so a revoked super administrator or a changed role takes effect at once. The person's
- * own claims are the source of their name and address: a claim that differs from the record is
- * written back (the address only when verified).
+ * The caller behind verified claims. `known` is the user found by the token's subject, undefined
+ * on first sight: the user is then created (or claims the invitation its verified address
+ * names). The person's own claims are the source of their name and address: a claim that differs
+ * from the record is written back (the address only when verified). `membershipsMoved` says that
+ * the caller's memberships may differ from what was read with `known` (an invitation claimed).
  */
-export async function resolveCaller(db: Database, claims: TokenClaims, tenantId?: string): Promise<Caller> {
-  const known = tenantId
-    ? await findUserBySubjectWithRole(db, claims.sub, tenantId)
-    : await findUserBySubject(db, claims.sub).then((user) => user && { user, role: null });
-  if (!known) return toCaller(await signInFirstTime(db, claims), claims.sub);
-
+export async function identify(
+  db: Database,
+  claims: TokenClaims,
+  known: UserRow | undefined,
+): Promise<{ caller: Caller; membershipsMoved: boolean }> {
+  if (!known)
+    return { caller: toCaller(await signInFirstTime(db, claims), claims.sub), membershipsMoved: true };
   const email = verifiedEmailOf(claims);
-  if (!refreshed.has(claims) && differs(known.user, claims, email)) {
-    refreshed.add(claims);
-    // Claiming an invited user brings its memberships: the role read above may be stale.
-    if (await refreshClaims(db, known.user, claims, email)) return resolveCaller(db, claims, tenantId);
-    const user = (await findUserBySubject(db, claims.sub)) ?? known.user;
-    return withRole(toCaller(user, claims.sub), tenantId, known.role);
+  if (refreshed.has(claims) || !differs(known, claims, email)) {
+    return { caller: toCaller(known, claims.sub), membershipsMoved: false };
   }
-  return withRole(toCaller(known.user, claims.sub), tenantId, known.role);
+  refreshed.add(claims);
+  const membershipsMoved = await refreshClaims(db, known, claims, email);
+  const user = (await findUserBySubject(db, claims.sub)) ?? known;
+  return { caller: toCaller(user, claims.sub), membershipsMoved };
 }
-
-const withRole = (caller: Caller, tenantId: string | undefined, role: Role | null): Caller =>
-  tenantId ? { ...caller, tenantRole: { tenantId, role } } : caller;
 
 const differs = (user: UserRow, claims: TokenClaims, email: EmailIdentity | undefined) =>
   (claims.name !== undefined && claims.name !== user.displayName) ||

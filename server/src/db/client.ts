@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { connect as netConnect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -10,7 +11,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { migrateData } from './data-migrations.js';
-import { type Database, memberOf } from './database.js';
+import type { Database } from './database.js';
 import { lockDataDirectory } from './pglite-lock.js';
 import * as schema from './schema.js';
 
@@ -24,9 +25,8 @@ export type DatabaseHandle = {
   kind: DatabaseConfig['kind'];
   close(): Promise<void>;
   /**
-   * postgres.js has no query timeout: a connection whose peer went silent keeps its pool slot
-   * until TCP gives up (minutes, or never behind some proxies). This replaces the pool, destroying
-   * its connections; true if it did (it refuses to more than once every few seconds).
+   * Destroys the pool's connections, stuck ones included (see Sockets in client.ts); true if it did
+   * (it refuses to more than once every few seconds). PostgreSQL only.
    */
   recycle?(): boolean;
 };
@@ -52,73 +52,74 @@ export async function openDatabase(
 type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefined;
 
 /**
- * drizzle sends its queries unprepared: postgres.js then parses each one, waits for its
- * description and only then runs it, and the server plans it afresh every time. Prepared, and
- * kept per connection by postgres.js, a query is one round trip and one plan. (Behind PgBouncer,
- * this needs its transaction mode with prepared-statement support, 1.21 or later.)
+ * postgres.js has no query timeout: a connection whose peer went silent keeps its pool slot until
+ * TCP gives up (minutes, or never behind some proxies). The driver is given its sockets by us, so
+ * that `recycle` can destroy them: the driver sees its connections close, fails what was on them
+ * (503) and connects afresh on the next query. The pool, and the database handle, stay the same.
  */
-function preparing<T extends postgres.Sql | postgres.TransactionSql>(sql: T): T {
-  const target = sql as unknown as {
-    unsafe: (query: string, params?: unknown[], options?: object) => unknown;
-    begin?: (options: unknown, fn?: unknown) => unknown;
+class Sockets {
+  private readonly open = new Set<Socket>();
+  private next = 0;
+  private recycledAt = 0;
+
+  /**
+   * postgres.js's `socket` option: a socket to the next host of the URL, in turn. Returned before it
+   * connects: the driver's first writes wait in the socket, and a refused or slow connection
+   * reaches the driver as the socket's error and close, as with the sockets it makes itself (its
+   * connect_timeout included).
+   */
+  readonly connect = (options: { host: string[]; port: number[]; path?: string }): Socket => {
+    const index = this.next++ % options.host.length;
+    const host = options.host[index] as string;
+    const port = options.port[index] ?? (options.port[0] as number);
+    const socket = options.path ? netConnect(options.path) : netConnect(port, host);
+    // Read by the driver for TLS (servername) and in its errors.
+    Object.assign(socket, { host, port });
+    this.open.add(socket);
+    socket.once('close', () => this.open.delete(socket));
+    return socket;
   };
-  const unsafe = target.unsafe.bind(sql);
-  target.unsafe = (query, params, options) => unsafe(query, params, { ...options, prepare: true });
-  if (target.begin) {
-    const begin = target.begin.bind(sql);
-    type Body = (tx: postgres.TransactionSql) => unknown;
-    target.begin = (options, fn) =>
-      fn === undefined
-        ? begin((tx: postgres.TransactionSql) => (options as Body)(preparing(tx)))
-        : begin(options, (tx: postgres.TransactionSql) => (fn as Body)(preparing(tx)));
+
+  /** Destroys every connection, those stuck on a silent peer included; at most once every few seconds. */
+  destroyAll(): boolean {
+    if (Date.now() - this.recycledAt < RECYCLE_INTERVAL_MS) return false;
+    this.recycledAt = Date.now();
+    for (const socket of this.open) socket.destroy();
+    return true;
   }
-  return sql;
 }
 
-/** At most one pool replacement this often, so that an outage does not churn connections. */
+/** At most one recycling this often, so that an outage does not churn connections. */
 const RECYCLE_INTERVAL_MS = 5000;
 
 async function openPostgres(url: string, poolSize: number, logger: QueryLogger): Promise<DatabaseHandle> {
   await migrateWithLock(url);
-  const connect = () =>
-    preparing(
-      postgres(url, {
-        max: poolSize,
-        // A down database must fail fast (503), not hang the request.
-        connect_timeout: 3,
-        idle_timeout: 30,
-        max_lifetime: 60 * 30,
-        onnotice: () => {},
-        connection: {
-          application_name: 'tenant-membership-service',
-          // A client that vanished mid-transaction (a network cut) would otherwise keep its locks,
-          // the tenant's row lock included, for as long as the server keeps its session: every
-          // later write to that tenant would wait. Our transactions and statements last
-          // milliseconds; these bounds only ever end abandoned ones.
-          idle_in_transaction_session_timeout: 5000,
-          statement_timeout: 5000,
-        },
-      }),
-    );
-  let client = connect();
-  let current = drizzlePostgres(client, { schema, logger });
-  let recycledAt = 0;
-  // Callers keep one `db` for the life of the process; it always speaks through the current pool.
-  const db = new Proxy({} as Database, { get: (_target, property) => memberOf(current, property) });
+  const sockets = new Sockets();
+  // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
+  const options: postgres.Options<Record<string, never>> & { socket: Sockets['connect'] } = {
+    max: poolSize,
+    // A down database must fail fast (503), not hang the request.
+    connect_timeout: 3,
+    idle_timeout: 30,
+    max_lifetime: 60 * 30,
+    onnotice: () => {},
+    socket: sockets.connect,
+    connection: {
+      application_name: 'tenant-membership-service',
+      // A client that vanished mid-transaction (a network cut) would otherwise keep its locks,
+      // the tenant's row lock included, for as long as the server keeps its session: every
+      // later write to that tenant would wait. Our transactions and statements last
+      // milliseconds; these bounds only ever end abandoned ones.
+      idle_in_transaction_session_timeout: 5000,
+      statement_timeout: 5000,
+    },
+  };
+  const client = postgres(url, options);
   return {
-    db,
+    db: drizzlePostgres(client, { schema, logger }),
     kind: 'postgres',
     close: () => client.end({ timeout: 5 }),
-    recycle() {
-      if (Date.now() - recycledAt < RECYCLE_INTERVAL_MS) return false;
-      recycledAt = Date.now();
-      const stuck = client;
-      client = connect();
-      current = drizzlePostgres(client, { schema, logger });
-      // Destroys the old sockets at once, those stuck on a silent peer included.
-      void stuck.end({ timeout: 0 }).catch(() => {});
-      return true;
-    },
+    recycle: () => sockets.destroyAll(),
   };
 }
 

@@ -1,19 +1,20 @@
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.js';
 
 /**
- * Builds a drizzle prepared query once per driver client and reuses it: building a query's SQL is
- * a fair share of a request's CPU. Keyed by the client, so a replaced pool (see client.ts) gets
- * queries of its own. An executor without a client of its own (a transaction) builds it afresh.
+ * A drizzle prepared query (`.prepare(name)`), built once per database handle: building a query's
+ * SQL is a fair share of a short request's CPU, and a named query is prepared once per connection
+ * by the driver (one round trip and one plan afterwards). Inside a transaction, which is a new
+ * object each time, the query is built afresh; the driver still reuses the connection's statement.
  */
 export function preparedPer<T>(build: (db: Executor) => T): (db: Executor) => T {
-  const byClient = new WeakMap<object, T>();
+  const byDatabase = new WeakMap<Executor, T>();
   return (db) => {
-    const client = (db as unknown as { $client?: object }).$client;
-    if (!client) return build(db);
-    let query = byClient.get(client);
+    if (db instanceof PgTransaction) return build(db);
+    let query = byDatabase.get(db);
     if (!query) {
       query = build(db);
-      byClient.set(client, query);
+      byDatabase.set(db, query);
     }
     return query;
   };

@@ -1,12 +1,12 @@
 import type { RequestHandler } from 'express';
+import { accessRuleOf } from '../access/decide-access.js';
 import { RateLimitedError } from '../errors/index.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
-import { accessOf } from './authenticate.js';
 
 /** Per caller: the token's subject, or the client's address when there is no valid token. */
 export function rateLimit(limiter: RateLimiter | undefined): RequestHandler {
   return (req, res, next) => {
-    if (!limiter || accessOf(req.tsRestRoute) === 'public') return next();
+    if (!limiter || accessRuleOf(req.tsRestRoute) === 'public') return next();
     const key = req.authClaims
       ? `sub:${req.authClaims.sub}`
       : `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { AppRoute, AppRouter, ServerInferResponses } from '@ts-rest/core';
 import type { AppRouteImplementation, createExpressEndpoints } from '@ts-rest/express';
 
@@ -23,14 +24,14 @@ export type NormalisedRouter<T extends AppRouter> = {
 };
 
 type AnyResult = { status: number; data?: unknown; meta?: unknown; headers?: Record<string, string> };
-type AnyInput = { res: { setHeader(name: string, value: string): unknown } };
+type AnyInput = { req: Express.Request; res: ServerResponse };
 
 /**
  * The one layer that wraps success bodies: handlers return `{ status, data, meta? }` and answer
  * `{ success: true, data, meta? }`. Errors are wrapped by the error handler. The health routes do
  * not pass through here: probes read their bare bodies.
  */
-export function normalised<T extends AppRouter>(
+export function enveloped<T extends AppRouter>(
   _contract: T,
   handlers: NormalisedRouter<T>,
 ): RouterImplementation<T> {
@@ -39,7 +40,11 @@ export function normalised<T extends AppRouter>(
     handlers as unknown as Record<string, (input: AnyInput) => Promise<AnyResult>>,
   )) {
     implementation[key] = async (input: AnyInput) => {
-      const result = await handler(input);
+      // A write under a tenant commits before its answer is sent (see request-transaction.ts).
+      const { transaction } = input.req;
+      const result = transaction
+        ? await transaction.run(input.res, () => handler(input))
+        : await handler(input);
       for (const [name, value] of Object.entries(result.headers ?? {})) input.res.setHeader(name, value);
       if (!('data' in result)) return { status: result.status, body: undefined };
       const body =

@@ -1,6 +1,8 @@
-import type { Caller } from '../auth/identity.service.js';
+import type { Caller } from '../access/caller.js';
+import type { AccessFacts, TenantAccess } from '../access/decide-access.js';
 import type { TokenClaims } from '../auth/token-verifier.js';
-import type { TenantAccess } from '../modules/memberships/tenant-access.service.js';
+import type { Transaction } from '../db/database.js';
+import type { RequestTransaction } from './request-transaction.js';
 
 declare global {
   namespace Express {
@@ -10,7 +12,12 @@ declare global {
       authClaims?: TokenClaims;
       authFailure?: Error;
       caller?: Caller;
+      /** What a read found about the caller and the URL's tenant, with the caller, for the decision. */
+      accessFacts?: AccessFacts;
+      /** The decision on a tenant route: the caller's rights in the URL's tenant. */
       tenantAccess?: TenantAccess;
+      /** A write under a tenant: the transaction its access was decided in, and its change runs in. */
+      transaction?: RequestTransaction;
       /** Set by ts-rest on every contract route. */
       tsRestRoute?: { path: string; method: string; metadata?: unknown };
     }
@@ -23,8 +30,14 @@ export function callerOf(req: { caller?: Caller }): Caller {
   return req.caller;
 }
 
-/** The caller's rights in the URL's tenant, settled by the tenant-admin guard. */
+/** The caller's rights in the URL's tenant, settled by the access decision. */
 export function tenantAccessOf(req: { tenantAccess?: TenantAccess }): TenantAccess {
   if (!req.tenantAccess) throw new Error('tenantAccessOf used on a route without the tenant guard');
   return req.tenantAccess;
+}
+
+/** The transaction of a write under a tenant, opened where its access was decided. */
+export function transactionOf(req: { transaction?: RequestTransaction }): Transaction {
+  if (!req.transaction) throw new Error('transactionOf used on a route that is not a tenant write');
+  return req.transaction.tx;
 }

@@ -120,7 +120,10 @@ export async function reconcile(sql: postgres.Sql, log: Logged[]): Promise<strin
   return problems;
 }
 
-/** The invariants of SPEC section 9, straight from the tables. */
+/**
+ * The invariants of the data (docs/access.md, membership rules), straight from the tables: one
+ * membership per user and tenant, unique slugs, an OWNER in every tenant, no orphan membership.
+ */
 export async function invariantViolations(sql: postgres.Sql) {
   const [duplicates, slugs, ownerless, orphans] = await Promise.all([
     sql`select tenant_id, user_id, count(*)::int as n from tenant_memberships group by 1, 2 having count(*) > 1`,

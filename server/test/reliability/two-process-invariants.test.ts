@@ -18,8 +18,8 @@ import { createRelDatabase, postgresUrl, type RelDatabase } from './rel-database
 import { type Spawned, startServerProcess, stopServerProcess } from './server-process.js';
 import { type Caller, callerFor, dataOf } from './timed-fetch.js';
 
-// Two real server processes on one PostgreSQL share no memory: the invariants of SPEC section 9
-// can only hold through the database's constraints, transactions and locks. Every round races, at
+// Two real server processes on one PostgreSQL share no memory: the data's invariants (one
+// membership per user and tenant, unique slugs, an OWNER in every tenant, no orphan) can only hold through the database's constraints, transactions and locks. Every round races, at
 // once and split across both processes: last-owner removals and demotions, duplicate creates,
 // a slug taken by two creates and a rename, and a tenant deleted while members are added to it.
 const ROUNDS = Number(process.env.REL_ROUNDS ?? 200);
@@ -164,7 +164,7 @@ function raceOps(round: number, s: Seeds): [Group, Op][] {
 describe.skipIf(!postgresUrl())(
   'two server processes on one PostgreSQL, hammered with conflicting requests',
   () => {
-    it(`keep every invariant of SPEC section 9, and every 2xx answer is in the database (${ROUNDS} rounds)`, async () => {
+    it(`keep every invariant of the data, and every 2xx answer is in the database (${ROUNDS} rounds)`, async () => {
       console.warn(`two-process invariants: seed ${SEED}, ${ROUNDS} rounds (replay with REL_SEED=${SEED})`);
       const started = Date.now();
       const next = random(SEED);

@@ -5,7 +5,7 @@ import { checkDatabase, healthReport } from './health.service.js';
 
 const s = initServer();
 
-/** Marked to skip the envelope: implemented without `normalised`, probes read bare bodies. */
+/** Marked to skip the envelope: implemented without `enveloped`, probes read bare bodies. */
 export const healthRouter = (db: Database, version: string, startedAt: number) =>
   s.router(contract.health, {
     live: async () => ({ status: 200, body: { status: 'ok' } }),

@@ -1,5 +1,5 @@
 import { type Me, ROLE_LEVEL } from '@tms/contract';
-import type { Caller } from '../../auth/identity.service.js';
+import type { Caller } from '../../access/caller.js';
 import type { Database } from '../../db/database.js';
 import { listMembershipsOfUser } from './me.repository.js';
 

@@ -33,7 +33,9 @@ export async function insertMembership(
   const [inserted] = await db
     .insert(tenantMemberships)
     .values({ id: uuidv7(), ...row })
-    .returning();
+    .returning()
+    .prepare('insert_membership')
+    .execute();
   if (!inserted) throw new Error('insert into tenant_memberships returned no row');
   return inserted;
 }
@@ -122,7 +124,9 @@ export async function updateMembershipRole(
     .update(tenantMemberships)
     .set({ role, version: sql`${tenantMemberships.version} + 1`, updatedAt: sql`now()` })
     .where(inTenant(tenantId, membershipId))
-    .returning();
+    .returning()
+    .prepare('update_membership_role')
+    .execute();
   return row;
 }
 
@@ -134,7 +138,9 @@ export async function deleteMembership(
   const rows = await db
     .delete(tenantMemberships)
     .where(inTenant(tenantId, membershipId))
-    .returning({ id: tenantMemberships.id });
+    .returning({ id: tenantMemberships.id })
+    .prepare('delete_membership')
+    .execute();
   return rows.length > 0;
 }
 
@@ -142,7 +148,9 @@ export async function countOwners(db: Executor, tenantId: string): Promise<numbe
   const [row] = await db
     .select({ owners: count() })
     .from(tenantMemberships)
-    .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.role, 'OWNER')));
+    .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.role, 'OWNER')))
+    .prepare('count_owners')
+    .execute();
   return row?.owners ?? 0;
 }
 

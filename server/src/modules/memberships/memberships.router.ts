@@ -1,59 +1,56 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
-import { normalised } from '../../http/normalise-response.js';
-import { callerOf, tenantAccessOf } from '../../http/request-context.js';
+import { enveloped } from '../../routing/enveloped.js';
+import { tenantAccessOf, transactionOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
 import { toMembershipDto } from './memberships.dto.js';
+import type { MembershipWithUser } from './memberships.repository.js';
 import {
   changeMembershipRole,
   createMembership,
+  getMembership,
   listMembershipsPage,
-  readMembership,
   removeMembership,
 } from './memberships.service.js';
 
-/** Tenant routes; the authorise middleware has settled the caller's access to the URL's tenant. */
+/**
+ * Tenant routes. Access was decided before the request got here; writes run in the transaction it
+ * was decided in (transactionOf), which commits before the answer is sent.
+ */
 export const membershipsRouter = (db: Database) =>
-  normalised(contract.memberships, {
+  enveloped(contract.memberships, {
     list: async ({ req, query }) => {
       const page = await listMembershipsPage(db, tenantAccessOf(req), query);
       return { status: 200, data: page.items.map(toMembershipDto), meta: { nextCursor: page.nextCursor } };
     },
-    get: async ({ req, params }) => {
-      const membership = await readMembership(db, tenantAccessOf(req), params.tenantMembershipId);
-      return {
-        status: 200,
-        data: toMembershipDto(membership),
-        headers: { ETag: etagOf(membership.version) },
-      };
-    },
-    create: async ({ req, params, body }) => {
-      const membership = await createMembership(db, callerOf(req), params.tenantId, body);
-      return {
-        status: 201,
-        data: toMembershipDto(membership),
-        headers: { ETag: etagOf(membership.version) },
-      };
-    },
-    update: async ({ req, params, body, headers }) => {
-      const { tenantId, tenantMembershipId } = params;
-      const membership = await changeMembershipRole(
-        db,
-        callerOf(req),
-        tenantId,
-        tenantMembershipId,
-        body,
+    get: async ({ req, params }) =>
+      withEtag(200, await getMembership(db, tenantAccessOf(req).tenantId, params.tenantMembershipId)),
+    create: async ({ req, body }) =>
+      withEtag(201, await createMembership(transactionOf(req), tenantAccessOf(req), body)),
+    update: async ({ req, params, body, headers }) =>
+      withEtag(
+        200,
+        await changeMembershipRole(
+          transactionOf(req),
+          tenantAccessOf(req),
+          params.tenantMembershipId,
+          body,
+          headers['if-match'],
+        ),
+      ),
+    remove: async ({ req, params, headers }) => {
+      await removeMembership(
+        transactionOf(req),
+        tenantAccessOf(req),
+        params.tenantMembershipId,
         headers['if-match'],
       );
-      return {
-        status: 200,
-        data: toMembershipDto(membership),
-        headers: { ETag: etagOf(membership.version) },
-      };
-    },
-    remove: async ({ req, params, headers }) => {
-      const { tenantId, tenantMembershipId } = params;
-      await removeMembership(db, callerOf(req), tenantId, tenantMembershipId, headers['if-match']);
       return { status: 204 };
     },
   });
+
+const withEtag = <S extends 200 | 201>(status: S, membership: MembershipWithUser) => ({
+  status,
+  data: toMembershipDto(membership),
+  headers: { ETag: etagOf(membership.version) },
+});

@@ -5,8 +5,8 @@ import {
   type Role,
   type UpdateMembershipBody,
 } from '@tms/contract';
-import type { Caller } from '../../auth/identity.service.js';
-import type { Database, Executor } from '../../db/database.js';
+import type { TenantAccess } from '../../access/decide-access.js';
+import type { Database, Executor, Transaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import {
   LastOwnerError,
@@ -26,7 +26,6 @@ import {
   type MembershipWithUser,
   updateMembershipRole,
 } from './memberships.repository.js';
-import { authoriseTenantAdmin, type TenantAccess } from './tenant-access.service.js';
 
 const MEMBERSHIP_KEY = 'tenant_memberships_tenant_user_key';
 
@@ -35,7 +34,8 @@ function assertWithinLevel(access: TenantAccess, role: Role, message: string): v
   if (ROLE_LEVEL[role] > access.level) throw new RoleHierarchyViolationError(message);
 }
 
-async function getMembership(
+/** The membership, within the tenant (the scope rule), or MEMBERSHIP_NOT_FOUND. */
+export async function getMembership(
   db: Executor,
   tenantId: string,
   membershipId: string,
@@ -47,7 +47,7 @@ async function getMembership(
 
 /**
  * A tenant without an OWNER could never be administered again by its own people. Every writer
- * holds the tenant's row lock (see findTenantAndRole), so this count cannot go stale before commit,
+ * holds the tenant's row lock (see lockTenantForWrite), so this count cannot go stale before commit,
  * whichever process the racing request reached.
  */
 async function assertNotLastOwner(db: Executor, membership: MembershipWithUser): Promise<void> {
@@ -71,38 +71,26 @@ export async function listMembershipsPage(
   return toPage(rows, query.limit);
 }
 
-export async function readMembership(
-  db: Database,
-  access: TenantAccess,
-  membershipId: string,
-): Promise<MembershipWithUser> {
-  return getMembership(db, access.tenantId, membershipId);
-}
-
 /**
- * Writes re-check the caller's rights inside the transaction, under the tenant lock, so that a
- * caller demoted a moment ago cannot still act on the strength of an earlier read.
+ * Writes take the transaction their access was decided in (see routing/request-transaction.ts):
+ * the tenant's row is locked, and `access` was read under that lock.
  */
 export async function createMembership(
-  db: Database,
-  caller: Caller,
-  tenantId: string,
+  tx: Transaction,
+  access: TenantAccess,
   body: CreateMembershipBody,
 ): Promise<MembershipWithUser> {
+  assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
+  const user = await getOrInviteUser(tx, body, 'body.email');
+  const invitedDisplayName = 'email' in body ? (body.displayName ?? null) : null;
   try {
-    return await db.transaction(async (tx) => {
-      const access = await authoriseTenantAdmin(tx, caller, tenantId, { lockTenant: true });
-      assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-      const user = await getOrInviteUser(tx, body, 'body.email');
-      const invitedDisplayName = 'email' in body ? (body.displayName ?? null) : null;
-      const row = await insertMembership(tx, {
-        tenantId,
-        userId: user.id,
-        role: body.role,
-        invitedDisplayName,
-      });
-      return { ...row, user: { email: user.email, displayName: user.displayName } };
+    const row = await insertMembership(tx, {
+      tenantId: access.tenantId,
+      userId: user.id,
+      role: body.role,
+      invitedDisplayName,
     });
+    return { ...row, user: { email: user.email, displayName: user.displayName } };
   } catch (error) {
     if (isUniqueViolation(error, MEMBERSHIP_KEY)) throw new MembershipAlreadyExistsError();
     throw error;
@@ -110,49 +98,41 @@ export async function createMembership(
 }
 
 export async function changeMembershipRole(
-  db: Database,
-  caller: Caller,
-  tenantId: string,
+  tx: Transaction,
+  access: TenantAccess,
   membershipId: string,
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  return db.transaction(async (tx) => {
-    const access = await authoriseTenantAdmin(tx, caller, tenantId, { lockTenant: true });
-    const membership = await getMembership(tx, tenantId, membershipId);
-    assertWithinLevel(
-      access,
-      membership.role,
-      `You may not change a membership whose role is ${membership.role}`,
-    );
-    assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-    assertIfMatch(ifMatch, membership.version);
-    if (body.role === membership.role) return membership;
-    if (body.role !== 'OWNER') await assertNotLastOwner(tx, membership);
-    const updated = await updateMembershipRole(tx, tenantId, membershipId, body.role);
-    if (!updated) throw new MembershipNotFoundError(membershipId);
-    return { ...updated, user: membership.user };
-  });
+  const membership = await getMembership(tx, access.tenantId, membershipId);
+  assertWithinLevel(
+    access,
+    membership.role,
+    `You may not change a membership whose role is ${membership.role}`,
+  );
+  assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
+  assertIfMatch(ifMatch, membership.version);
+  if (body.role === membership.role) return membership;
+  if (body.role !== 'OWNER') await assertNotLastOwner(tx, membership);
+  const updated = await updateMembershipRole(tx, access.tenantId, membershipId, body.role);
+  if (!updated) throw new MembershipNotFoundError(membershipId);
+  return { ...updated, user: membership.user };
 }
 
 export async function removeMembership(
-  db: Database,
-  caller: Caller,
-  tenantId: string,
+  tx: Transaction,
+  access: TenantAccess,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    const access = await authoriseTenantAdmin(tx, caller, tenantId, { lockTenant: true });
-    const membership = await getMembership(tx, tenantId, membershipId);
-    assertWithinLevel(
-      access,
-      membership.role,
-      `You may not remove a membership whose role is ${membership.role}`,
-    );
-    assertIfMatch(ifMatch, membership.version);
-    await assertNotLastOwner(tx, membership);
-    if (!(await deleteMembership(tx, tenantId, membershipId)))
-      throw new MembershipNotFoundError(membershipId);
-  });
+  const membership = await getMembership(tx, access.tenantId, membershipId);
+  assertWithinLevel(
+    access,
+    membership.role,
+    `You may not remove a membership whose role is ${membership.role}`,
+  );
+  assertIfMatch(ifMatch, membership.version);
+  await assertNotLastOwner(tx, membership);
+  if (!(await deleteMembership(tx, access.tenantId, membershipId)))
+    throw new MembershipNotFoundError(membershipId);
 }

@@ -1,7 +1,7 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import type { TenantRow } from '../../db/schema.js';
-import { normalised } from '../../http/normalise-response.js';
+import { enveloped } from '../../routing/enveloped.js';
 import { etagOf } from '../shared/if-match.js';
 import { toTenantDto } from './tenants.dto.js';
 import { createTenant, getTenant, listTenantsPage, removeTenant, renameTenant } from './tenants.service.js';
@@ -14,7 +14,7 @@ const withEtag = (tenant: TenantRow) => ({
 
 /** Platform routes; the super-administrator rule is applied by the authorise middleware. */
 export const tenantsRouter = (db: Database) =>
-  normalised(contract.tenants, {
+  enveloped(contract.tenants, {
     create: async ({ body }) => ({ ...withEtag(await createTenant(db, body)), status: 201 }),
     list: async ({ query }) => {
       const page = await listTenantsPage(db, query);

@@ -1,9 +1,8 @@
-import type { Role } from '@tms/contract';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { eq, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
-import { tenantMemberships, type UserRow, users } from '../../db/schema.js';
+import { type UserRow, users } from '../../db/schema.js';
 import { canonicalEmail } from '../../identity/email-address.js';
 
 /** An address as given (shown) with the form that identifies its owner (looked up). */
@@ -20,32 +19,6 @@ const userBySubject = preparedPer((db) =>
 
 export async function findUserBySubject(db: Executor, subject: string): Promise<UserRow | undefined> {
   const [row] = await userBySubject(db).execute({ subject });
-  return row;
-}
-
-const userBySubjectWithRole = preparedPer((db) =>
-  db
-    .select({ user: users, role: tenantMemberships.role })
-    .from(users)
-    .leftJoin(
-      tenantMemberships,
-      and(
-        eq(tenantMemberships.userId, users.id),
-        eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
-      ),
-    )
-    .where(eq(users.subject, sql.placeholder('subject')))
-    .limit(1)
-    .prepare('user_by_subject_with_role'),
-);
-
-/** The user and, in the same round trip, its role in one tenant (null: not a member). */
-export async function findUserBySubjectWithRole(
-  db: Executor,
-  subject: string,
-  tenantId: string,
-): Promise<{ user: UserRow; role: Role | null } | undefined> {
-  const [row] = await userBySubjectWithRole(db).execute({ subject, tenantId });
   return row;
 }
 
