@@ -1,6 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const timeouts = { hookTimeout: 60_000, testTimeout: 60_000 };
+const postgresUrl = process.env.TEST_DATABASE_URL;
+const reliability = Boolean(process.env.TEST_RELIABILITY);
 
 // Every database test runs on embedded PGlite; with TEST_DATABASE_URL it runs again on that
 // PostgreSQL, where the tests that need several connections or processes also run.
@@ -22,17 +26,19 @@ const projects = [
   },
 ];
 // Slow suites (fuzzing, outages, races across processes): `npm run test:reliability`.
-if (process.env.TEST_RELIABILITY) {
+if (reliability) {
   projects.push({
     test: {
       name: 'reliability',
       include: ['test/reliability/**/*.test.ts'],
-      env: { TEST_DB: process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite' },
+      env: { TEST_DB: postgresUrl ? 'postgres' : 'pglite' },
       ...timeouts,
     },
   });
 }
-if (process.env.TEST_DATABASE_URL) {
+// test/postgres/: races and several connections or processes. PGlite has one connection, which runs
+// transactions one at a time: a race there cannot happen, so a missing lock would still pass.
+if (postgresUrl) {
   projects.push({
     test: {
       name: 'postgres',
@@ -41,6 +47,36 @@ if (process.env.TEST_DATABASE_URL) {
       ...timeouts,
     },
   });
+} else {
+  announceSkippedSuites();
+}
+
+/**
+ * Without TEST_DATABASE_URL the PostgreSQL-only suites do not run: say which, and why, so that a
+ * green run on PGlite is never taken for more than it proves. (CI always sets the variable.)
+ */
+function announceSkippedSuites() {
+  const dir = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+  const testFiles = (path: string) =>
+    readdirSync(dir(path))
+      .filter((name) => name.endsWith('.test.ts'))
+      .sort();
+  const lines = [
+    'SKIPPED, needs PostgreSQL (TEST_DATABASE_URL is not set; CI sets it, see CONTRIBUTING.md):',
+    '  races, several connections or processes, outages. PGlite has one connection and runs one',
+    '  transaction at a time, so no race can happen there. Every other database test runs on PGlite.',
+    ...testFiles('test/postgres/').map((name) => `    test/postgres/${name}`),
+  ];
+  if (reliability) {
+    // Those suites skip themselves with describe.skipIf(!postgresUrl()); name them here too.
+    for (const name of testFiles('test/reliability/')) {
+      const source = readFileSync(dir(`test/reliability/${name}`), 'utf8');
+      for (const match of source.matchAll(/describe\.skipIf\(!postgresUrl\(\)\)\(\s*['`"]([^'`"]+)/g)) {
+        lines.push(`    test/reliability/${name}: ${match[1]}`);
+      }
+    }
+  }
+  console.warn(`\n${lines.join('\n')}\n`);
 }
 
 export default defineConfig({ test: { projects } });

@@ -7,8 +7,15 @@ import { createSuperAdmin, createTenantFixture, unique } from '../factories.js';
 import { startTestServer, type TestServer } from '../harness.js';
 
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
-const readme = readFileSync(root('README.md'), 'utf8');
-const fencedBlocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]);
+const fencedBlocks = (doc: string) =>
+  [...readFileSync(root(doc), 'utf8').matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]);
+
+// Each example lives in docs/examples/, where it is typechecked and run, and is quoted verbatim by
+// the page that shows it.
+const QUOTED = [
+  ['client/README.md', 'docs/examples/frontend.ts'],
+  ['docs/api.md', 'docs/examples/curl.sh'],
+];
 
 let h: TestServer;
 beforeAll(async () => {
@@ -16,9 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-describe('the README examples', () => {
-  it.each(['docs/examples/frontend.ts', 'docs/examples/curl.sh'])('quotes %s verbatim', (file) => {
-    expect(fencedBlocks).toContain(readFileSync(root(file), 'utf8').trimEnd().concat('\n'));
+describe('the examples quoted by the docs', () => {
+  it.each(QUOTED)('%s quotes %s verbatim', (doc, file) => {
+    expect(fencedBlocks(doc)).toContain(readFileSync(root(file), 'utf8').trimEnd().concat('\n'));
   });
 
   it('typechecks the frontend example against the SDK', () => {

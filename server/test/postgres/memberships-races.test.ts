@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, addMember, createSuperAdmin, createTenantFixture } from './factories.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { type Actor, addMember, createSuperAdmin, createTenantFixture } from '../factories.js';
+import { startTestServer, type TestServer } from '../harness.js';
 import {
   type AnyResponse,
   errorCodeOf,
   expectOneLastOwnerRefusal,
   tenantState,
-} from './membership-helpers.js';
-import { testDatabaseKind } from './test-database.js';
+} from '../membership-helpers.js';
 
-// PostgreSQL runs the two transactions truly in parallel, so rounds are cheap and worth more there.
-const ROUNDS = testDatabaseKind() === 'postgres' ? 100 : 30;
+// PostgreSQL only (this folder runs when TEST_DATABASE_URL is set): PGlite has one connection, so
+// it runs the two transactions one after the other and would pass even without the tenant row
+// lock these races exist to prove. On PostgreSQL they truly overlap.
+const ROUNDS = 100;
 
 let h: TestServer;
 let superAdmin: Actor;
