@@ -60,11 +60,11 @@ export async function seed(sql: Sql, size: SeedSize, kind: 'postgres' | 'pglite'
   for (const index of indexes) await sql.query(index.drop);
   await step(`${n + p} users`, () =>
     sql.query(
-      `insert into users (id, subject, email, display_name)
-       select ${user('i')}, 'bench-u-' || i, 'u' || i || '@bench.test', 'Bench user ' || i
+      `insert into users (id, subject, email, email_canonical, display_name)
+       select ${user('i')}, 'bench-u-' || i, 'u' || i || '@bench.test', 'u' || i || '@bench.test', 'Bench user ' || i
        from generate_series(1, ${n}) i
        union all
-       select ${poolUser('j')}, null, 'pool-' || j || '@bench.test', 'Pool user ' || j
+       select ${poolUser('j')}, null, 'pool-' || j || '@bench.test', 'pool-' || j || '@bench.test', 'Pool user ' || j
        from generate_series(1, ${p}) j`,
     ),
   );

@@ -25,6 +25,12 @@ export const successEnvelope = <T extends z.ZodTypeAny>(data: T) =>
 
 export const PageMetaSchema = z.object({
   nextCursor: z.string().nullable().describe('Pass as `cursor` to get the next page; null on the last page'),
+  total: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('With `includeTotal=true`: how many items match the filters, on every page'),
 });
 export type PageMeta = z.infer<typeof PageMetaSchema>;
 

@@ -24,6 +24,11 @@ const WITH_BODY = [
   'UNSUPPORTED_MEDIA_TYPE',
 ] as const satisfies readonly ResponseCode[];
 const BODY_METHODS = ['POST', 'PATCH', 'PUT'] as const;
+/** Every POST takes an `Idempotency-Key` (common/headers.ts). */
+const WITH_IDEMPOTENCY_KEY = [
+  'IDEMPOTENCY_KEY_IN_FLIGHT',
+  'IDEMPOTENCY_KEY_REUSED',
+] as const satisfies readonly ResponseCode[];
 
 const BY_ACCESS = {
   public: [],
@@ -43,6 +48,7 @@ export function errorCodesOf(route: AppRoute): ResponseCode[] {
   if ((BODY_METHODS as readonly string[]).includes(route.method)) {
     for (const code of WITH_BODY) codes.add(code);
   }
+  if (route.method === 'POST') for (const code of WITH_IDEMPOTENCY_KEY) codes.add(code);
   if (route.path.includes(':tenantId')) codes.add('TENANT_ID_MISMATCH');
   if (access === 'superAdmin' && route.path.includes(':tenantId')) codes.add('TENANT_NOT_FOUND');
   return [...codes];
@@ -72,6 +78,7 @@ type ErrorCodesFor<
       | (typeof ANY_AUTHENTICATED)[number]
       | (typeof BY_ACCESS)[Access][number]
       | (Method extends (typeof BODY_METHODS)[number] ? (typeof WITH_BODY)[number] : never)
+      | (Method extends 'POST' ? (typeof WITH_IDEMPOTENCY_KEY)[number] : never)
       | (Path extends `${string}:tenantId${string}`
           ? 'TENANT_ID_MISMATCH' | (Access extends 'superAdmin' ? 'TENANT_NOT_FOUND' : never)
           : never);

@@ -8,6 +8,7 @@ import { verifyBearer } from './http/authenticate.js';
 import { authorise } from './http/authorise.js';
 import { apiSecurityHeaders, corsFor } from './http/browser-security.js';
 import { errorHandler } from './http/error-handler.js';
+import { idempotencyKey } from './http/idempotency-key.js';
 import { jsonBody } from './http/json-body.js';
 import { loadCaller } from './http/load-caller.js';
 import { notFound } from './http/not-found.js';
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimit(deps.rateLimiter),
     loadCaller(db),
     tenantHeaderMatchesUrl,
+    idempotencyKey(db),
     authorise(db),
     jsonBody,
   ];

@@ -7,6 +7,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { envelopeClientErrors } from './http/client-error.js';
 import { createHttpServer } from './http/http-server.js';
+import { deleteExpiredKeys } from './idempotency/idempotency.repository.js';
 import { createLogger } from './logger.js';
 import { grantSuperAdmin } from './modules/users/users.repository.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -72,6 +73,12 @@ async function main() {
   }
 
   let stopping = false;
+  // Answers kept for Idempotency-Key replays expire after 24 h; a key past that is free anyway.
+  setInterval(() => {
+    deleteExpiredKeys(database.db).catch((error: unknown) =>
+      logger.warn({ err: error }, 'expired idempotency keys not deleted'),
+    );
+  }, 3_600_000).unref();
   const rateLimiter = config.rateLimit ? new RateLimiter(database.db, config.rateLimit, logger) : undefined;
   rateLimiter?.start();
   const app = createApp({

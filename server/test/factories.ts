@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RawClient } from '@tms/client';
 import type { Role } from '@tms/contract';
-import { insertMembership, listMemberships } from '../src/modules/memberships/memberships.repository.js';
+import { listMemberships } from '../src/modules/memberships/membership-pages.repository.js';
+import { insertMembership } from '../src/modules/memberships/memberships.repository.js';
 import { createTenant } from '../src/modules/tenants/tenants.service.js';
 import { grantSuperAdmin, insertUserIfAbsent } from '../src/modules/users/users.repository.js';
 import type { TestServer } from './harness.js';

@@ -1,14 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode } from '@tms/contract';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
+import { claimKey } from '../src/idempotency/idempotency.repository.js';
 import {
   type Actor,
   addMember,
   createSuperAdmin,
   createTenantFixture,
   type TenantFixture,
+  unique,
 } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { jsonOf } from './json.js';
@@ -59,6 +62,11 @@ type Call = {
   headers?: Record<string, string>;
 };
 const json = 'application/json';
+
+const newTenant = () => {
+  const slug = unique('idem');
+  return JSON.stringify({ name: slug, slug, owner: { userId: admin.userId } });
+};
 
 async function call(server: TestServer, { path, method = 'GET', token, body, headers = {} }: Call) {
   return fetch(`${server.baseUrl}${path}`, {
@@ -125,6 +133,36 @@ const TRIGGERS = {
       method: 'DELETE',
       token: tenant.owner.token,
     }),
+  IDEMPOTENCY_KEY_IN_FLIGHT: async () => {
+    // Another request holds the key (claimed, not completed): what a request on another process looks like.
+    const key = randomUUID();
+    await claimKey(h.db, admin.userId, key, randomUUID());
+    return call(h, {
+      path: '/admin/tenants',
+      method: 'POST',
+      token: admin.token,
+      headers: { 'idempotency-key': key },
+      body: newTenant(),
+    });
+  },
+  IDEMPOTENCY_KEY_REUSED: async () => {
+    const key = randomUUID();
+    const first = await call(h, {
+      path: '/admin/tenants',
+      method: 'POST',
+      token: admin.token,
+      headers: { 'idempotency-key': key },
+      body: newTenant(),
+    });
+    expect(first.status).toBe(201);
+    return call(h, {
+      path: '/admin/tenants',
+      method: 'POST',
+      token: admin.token,
+      headers: { 'idempotency-key': key },
+      body: newTenant(),
+    });
+  },
   PRECONDITION_FAILED: () =>
     call(h, {
       path: `${memberships()}/${teacherMembershipId}`,

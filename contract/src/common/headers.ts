@@ -18,3 +18,17 @@ export const IfMatchHeaders = z.object({
     .optional()
     .describe('The `ETag` of the version you read, e.g. `"3"`, or `*`; refused with 412 when it moved on'),
 });
+
+/**
+ * Every POST may carry an `Idempotency-Key` (IETF httpapi draft): sent again with the same body
+ * within 24 h, the first answer is replayed instead of acting twice. Keys are per caller.
+ */
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only')
+    .optional()
+    .describe('A unique value per operation (e.g. a UUID); a retry with the same key and body replays the first answer'),
+});

@@ -5,9 +5,23 @@ export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
 
 export const pageQuery = {
-  limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT),
-  cursor: z.string().min(1).max(200).optional().describe('The `meta.nextCursor` of the previous page'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(PAGE_SIZE_MAX)
+    .default(PAGE_SIZE_DEFAULT)
+    .describe(`How many items per page, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT})`),
+  cursor: z.string().min(1).max(1000).optional().describe('The `meta.nextCursor` of the previous page'),
 };
+
+/**
+ * `true` or `false` spelt out in the query string (z.coerce.boolean() would read "false" as true);
+ * typed clients may pass a boolean, which they send as those words.
+ */
+export const queryBoolean = z
+  .union([z.boolean(), z.enum(['true', 'false'])])
+  .transform((value) => value === true || value === 'true');
 
 /** A free-text filter: case-insensitive substring. */
 export const searchQuery = text().trim().min(1).max(200);

@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { IfMatchHeaders, TenantHeaders } from '../common/headers.js';
+import { IdempotencyHeaders, IfMatchHeaders, TenantHeaders } from '../common/headers.js';
 import { TenantIdParams } from '../common/ids.js';
 import type { RouteMetadata } from '../common/metadata.js';
 import { listEnvelope, successEnvelope } from '../envelope.js';
@@ -36,6 +36,7 @@ const routes = c.router(
       method: 'POST',
       path: '/tenants/:tenantId/memberships',
       pathParams: TenantIdParams,
+      headers: TenantHeaders.merge(IdempotencyHeaders),
       body: CreateMembershipBodySchema,
       responses: { 201: successEnvelope(MembershipSchema) },
       metadata: {

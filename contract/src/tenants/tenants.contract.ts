@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { IfMatchHeaders, TenantHeaders } from '../common/headers.js';
+import { IdempotencyHeaders, IfMatchHeaders, TenantHeaders } from '../common/headers.js';
 import { TenantIdParams } from '../common/ids.js';
 import type { RouteMetadata } from '../common/metadata.js';
 import { listEnvelope, successEnvelope } from '../envelope.js';
@@ -18,6 +18,7 @@ const routes = c.router(
     create: {
       method: 'POST',
       path: '/admin/tenants',
+      headers: IdempotencyHeaders,
       body: CreateTenantBodySchema,
       responses: { 201: successEnvelope(TenantSchema) },
       metadata: { errors: ['USER_NOT_FOUND', 'TENANT_SLUG_TAKEN'] } satisfies Partial<RouteMetadata>,

@@ -27,3 +27,17 @@ export class PreconditionFailedError extends AppError {
     super(`If-Match does not match the current version (${current})`);
   }
 }
+
+export class IdempotencyKeyInFlightError extends AppError {
+  readonly code = 'IDEMPOTENCY_KEY_IN_FLIGHT';
+  constructor() {
+    super('A request with this Idempotency-Key is still running; retry once it has answered');
+  }
+}
+
+export class IdempotencyKeyReusedError extends AppError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  constructor() {
+    super('This Idempotency-Key was already used for a different request');
+  }
+}

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { AppRoute, AppRouter, ServerInferResponses } from '@ts-rest/core';
 import type { AppRouteImplementation, createExpressEndpoints } from '@ts-rest/express';
+import type { Request } from 'express';
+import { fingerprintOf, replayedAnswer, type StoredAnswer } from '../idempotency/idempotent-request.js';
 
 type RouterImplementation<T extends AppRouter> = Parameters<typeof createExpressEndpoints<T>>[1];
 
@@ -24,7 +26,7 @@ export type NormalisedRouter<T extends AppRouter> = {
 };
 
 type AnyResult = { status: number; data?: unknown; meta?: unknown; headers?: Record<string, string> };
-type AnyInput = { req: Express.Request; res: ServerResponse };
+type AnyInput = { req: Request; res: ServerResponse };
 
 /**
  * The one layer that wraps success bodies: handlers return `{ status, data, meta? }` and answer
@@ -40,19 +42,45 @@ export function enveloped<T extends AppRouter>(
     handlers as unknown as Record<string, (input: AnyInput) => Promise<AnyResult>>,
   )) {
     implementation[key] = async (input: AnyInput) => {
-      // A write under a tenant commits before its answer is sent (see request-transaction.ts).
-      const { transaction } = input.req;
-      const result = transaction
-        ? await transaction.run(input.res, () => handler(input))
-        : await handler(input);
-      for (const [name, value] of Object.entries(result.headers ?? {})) input.res.setHeader(name, value);
-      if (!('data' in result)) return { status: result.status, body: undefined };
-      const body =
-        'meta' in result
-          ? { success: true, data: result.data, meta: result.meta }
-          : { success: true, data: result.data };
-      return { status: result.status, body };
+      const answer = await answerOf(input, () => handler(input));
+      for (const [name, value] of Object.entries(answer.headers)) input.res.setHeader(name, value);
+      return { status: answer.status, body: answer.body };
     };
   }
   return implementation as RouterImplementation<T>;
+}
+
+function envelopeOf(result: AnyResult): StoredAnswer {
+  const headers = result.headers ?? {};
+  if (!('data' in result)) return { status: result.status, body: undefined, headers };
+  const body =
+    'meta' in result
+      ? { success: true, data: result.data, meta: result.meta }
+      : { success: true, data: result.data };
+  return { status: result.status, body, headers };
+}
+
+/**
+ * Runs the handler where the request says: in the transaction its access was decided in (a write
+ * under a tenant, committed before the answer is sent), with its Idempotency-Key (the answer
+ * stored in that same transaction), or instead of it (the first answer replayed).
+ */
+async function answerOf(input: AnyInput, handler: () => Promise<AnyResult>): Promise<StoredAnswer> {
+  const { req } = input;
+  const { transaction, idempotency } = req;
+  if (idempotency?.kind === 'replay') {
+    const answer = replayedAnswer(idempotency, fingerprintOf(req.method, req.path, req.body));
+    return { ...answer, headers: { ...answer.headers, 'Idempotent-Replayed': 'true' } };
+  }
+  const run = async () => {
+    const answer = envelopeOf(await handler());
+    await idempotency?.complete(fingerprintOf(req.method, req.path, req.body), answer, transaction?.tx);
+    return answer;
+  };
+  try {
+    return transaction ? await transaction.run(input.res, run) : await run();
+  } catch (error) {
+    await idempotency?.release();
+    throw error;
+  }
 }

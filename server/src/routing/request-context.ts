@@ -2,6 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { AccessFacts, TenantAccess } from '../access/decide-access.js';
 import type { TokenClaims } from '../auth/token-verifier.js';
 import type { Transaction } from '../db/database.js';
+import type { Idempotency } from '../idempotency/idempotent-request.js';
 import type { RequestTransaction } from './request-transaction.js';
 
 declare global {
@@ -18,6 +19,8 @@ declare global {
       tenantAccess?: TenantAccess;
       /** A write under a tenant: the transaction its access was decided in, and its change runs in. */
       transaction?: RequestTransaction;
+      /** A POST with an Idempotency-Key: run it (and store its answer), or replay the first answer. */
+      idempotency?: Idempotency;
       /** Set by ts-rest on every contract route. */
       tsRestRoute?: { path: string; method: string; metadata?: unknown };
     }

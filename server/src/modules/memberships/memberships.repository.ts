@@ -1,16 +1,15 @@
 import type { Role } from '@tms/contract';
-import { and, asc, count, eq, gt, ilike, inArray, or, type Placeholder, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, tenants, users } from '../../db/schema.js';
-import { likePattern } from '../tenants/tenants.repository.js';
 
 export type MembershipWithUser = MembershipRow & {
   user: { email: string | null; displayName: string | null };
 };
 
-const withUser = {
+export const withUser = {
   id: tenantMemberships.id,
   tenantId: tenantMemberships.tenantId,
   userId: tenantMemberships.userId,
@@ -57,61 +56,6 @@ export async function findMembership(
 ): Promise<MembershipWithUser | undefined> {
   const [row] = await membershipInTenant(db).execute({ tenantId, membershipId });
   return row;
-}
-
-export type ListFilters = { tenantId: string; afterId?: string; role?: Role; q?: string; limit: number };
-
-type Shape = { after: boolean; role: boolean; q: boolean };
-const shapeKey = (shape: Shape) => Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2);
-
-/**
- * The list query of one shape (which optional filters it has), prepared: the common pages (no
- * filter, then a cursor) are then as cheap to issue as a lookup. Eight shapes, each built on first use.
- */
-const listOfShape = (shape: Shape) =>
-  preparedPer((db) => {
-    const pattern = sql.placeholder('pattern');
-    return db
-      .select(withUser)
-      .from(tenantMemberships)
-      .innerJoin(users, eq(users.id, tenantMemberships.userId))
-      .where(
-        and(
-          eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
-          shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
-          shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
-          shape.q
-            ? or(
-                ilike(users.email, pattern),
-                ilike(users.displayName, pattern),
-                ilike(tenantMemberships.invitedDisplayName, pattern),
-              )
-            : undefined,
-        ),
-      )
-      .orderBy(asc(tenantMemberships.id))
-      .limit(sql.placeholder('limit'))
-      .prepare(`memberships_page_${shapeKey(shape)}`);
-  });
-
-const LIST_BY_SHAPE = Array.from({ length: 8 }, (_, key) =>
-  listOfShape({ after: (key & 1) !== 0, role: (key & 2) !== 0, q: (key & 4) !== 0 }),
-);
-
-export async function listMemberships(db: Executor, filters: ListFilters): Promise<MembershipWithUser[]> {
-  const key = shapeKey({
-    after: Boolean(filters.afterId),
-    role: Boolean(filters.role),
-    q: Boolean(filters.q),
-  });
-  const query = LIST_BY_SHAPE[key] as (typeof LIST_BY_SHAPE)[number];
-  return query(db).execute({
-    tenantId: filters.tenantId,
-    afterId: filters.afterId,
-    role: filters.role,
-    pattern: filters.q ? likePattern(filters.q) : undefined,
-    limit: filters.limit,
-  });
 }
 
 export async function updateMembershipRole(

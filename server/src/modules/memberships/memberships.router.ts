@@ -21,7 +21,11 @@ export const membershipsRouter = (db: Database) =>
   enveloped(contract.memberships, {
     list: async ({ req, query }) => {
       const page = await listMembershipsPage(db, tenantAccessOf(req), query);
-      return { status: 200, data: page.items.map(toMembershipDto), meta: { nextCursor: page.nextCursor } };
+      const meta = {
+        nextCursor: page.nextCursor,
+        ...(page.total === undefined ? {} : { total: page.total }),
+      };
+      return { status: 200, data: page.items.map(toMembershipDto), meta };
     },
     get: async ({ req, params }) =>
       withEtag(200, await getMembership(db, tenantAccessOf(req).tenantId, params.tenantMembershipId)),

@@ -14,15 +14,26 @@ import {
   MembershipNotFoundError,
   RoleHierarchyViolationError,
 } from '../../errors/index.js';
-import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
+import {
+  decodeCursor,
+  decodeSortedCursor,
+  encodeSortedCursor,
+  type Page,
+  toPage,
+} from '../../pagination/cursor.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import { getOrInviteUser } from '../users/users.service.js';
+import {
+  countMemberships,
+  type ListFilters,
+  listMemberships,
+  listMembershipsSorted,
+} from './membership-pages.repository.js';
 import {
   countOwners,
   deleteMembership,
   findMembership,
   insertMembership,
-  listMemberships,
   type MembershipWithUser,
   updateMembershipRole,
 } from './memberships.repository.js';
@@ -56,19 +67,36 @@ async function assertNotLastOwner(db: Executor, membership: MembershipWithUser):
   }
 }
 
+export type MembershipPage = Page<MembershipWithUser> & { total?: number };
+
+/** A page of the tenant's members in the order asked for; with includeTotal, how many match. */
 export async function listMembershipsPage(
   db: Database,
   access: TenantAccess,
   query: ListMembershipsQuery,
+): Promise<MembershipPage> {
+  const filters = { tenantId: access.tenantId, role: query.role, q: query.q };
+  const [page, total] = await Promise.all([
+    pageInOrder(db, filters, query),
+    query.includeTotal ? countMemberships(db, filters) : undefined,
+  ]);
+  return total === undefined ? page : { ...page, total };
+}
+
+async function pageInOrder(
+  db: Database,
+  filters: ListFilters,
+  query: ListMembershipsQuery,
 ): Promise<Page<MembershipWithUser>> {
-  const rows = await listMemberships(db, {
-    tenantId: access.tenantId,
-    afterId: decodeCursor(query.cursor),
-    role: query.role,
-    q: query.q,
-    limit: query.limit + 1,
-  });
-  return toPage(rows, query.limit);
+  const limit = query.limit + 1;
+  const { sort } = query;
+  if (sort === 'createdAt') {
+    const rows = await listMemberships(db, { ...filters, afterId: decodeCursor(query.cursor), limit });
+    return toPage(rows, query.limit);
+  }
+  const after = decodeSortedCursor(query.cursor, sort);
+  const rows = await listMembershipsSorted(db, { ...filters, sort, after, limit });
+  return toPage(rows, query.limit, (last) => encodeSortedCursor(sort, { key: last.sortKey, id: last.id }));
 }
 
 /**

@@ -1,0 +1,146 @@
+import type { MembershipSort, Role } from '@tms/contract';
+import { and, asc, count, desc, eq, gt, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.js';
+import { preparedPer } from '../../db/prepared.js';
+import { tenantMemberships, users } from '../../db/schema.js';
+import type { SortedPosition } from '../../pagination/cursor.js';
+import { likePattern } from '../tenants/tenants.repository.js';
+import { type MembershipWithUser, withUser } from './memberships.repository.js';
+
+export type ListFilters = { tenantId: string; role?: Role; q?: string };
+
+/** The filters every page and count of a tenant's members share: the tenant first (the scope rule). */
+function filtered(filters: ListFilters, pattern: string | undefined): SQL | undefined {
+  return and(
+    eq(tenantMemberships.tenantId, filters.tenantId),
+    filters.role ? eq(tenantMemberships.role, filters.role) : undefined,
+    pattern === undefined
+      ? undefined
+      : or(
+          ilike(users.email, pattern),
+          ilike(users.displayName, pattern),
+          ilike(tenantMemberships.invitedDisplayName, pattern),
+        ),
+  );
+}
+
+type Shape = { after: boolean; role: boolean; q: boolean };
+const shapeKey = (shape: Shape) => Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2);
+
+/**
+ * A page in creation order (the default), by the shape of its filters, prepared: the common pages
+ * (no filter, then a cursor) are then as cheap to issue as a lookup. Eight shapes, each built on first use.
+ */
+const inCreationOrder = (shape: Shape) =>
+  preparedPer((db) =>
+    db
+      .select(withUser)
+      .from(tenantMemberships)
+      .innerJoin(users, eq(users.id, tenantMemberships.userId))
+      .where(
+        and(
+          eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
+          shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
+          shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
+          shape.q
+            ? or(
+                ilike(users.email, sql.placeholder('pattern')),
+                ilike(users.displayName, sql.placeholder('pattern')),
+                ilike(tenantMemberships.invitedDisplayName, sql.placeholder('pattern')),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(asc(tenantMemberships.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(`memberships_page_${shapeKey(shape)}`),
+  );
+
+const CREATION_ORDER = Array.from({ length: 8 }, (_, key) =>
+  inCreationOrder({ after: (key & 1) !== 0, role: (key & 2) !== 0, q: (key & 4) !== 0 }),
+);
+
+export async function listMemberships(
+  db: Executor,
+  filters: ListFilters & { afterId?: string; limit: number },
+): Promise<MembershipWithUser[]> {
+  const key = shapeKey({
+    after: Boolean(filters.afterId),
+    role: Boolean(filters.role),
+    q: Boolean(filters.q),
+  });
+  const query = CREATION_ORDER[key] as (typeof CREATION_ORDER)[number];
+  return query(db).execute({
+    tenantId: filters.tenantId,
+    afterId: filters.afterId,
+    role: filters.role,
+    pattern: filters.q ? likePattern(filters.q) : undefined,
+    limit: filters.limit,
+  });
+}
+
+/**
+ * The value each other order sorts by, case-insensitively: the canonical address (already
+ * lower-case in ASCII; byte order, the same on every server), the name shown (the person's own, or
+ * this tenant's label for them; in the database's collation, which orders names as people read them).
+ */
+const SORT_KEYS: Record<Exclude<MembershipSort, 'createdAt' | '-createdAt'>, SQL<string | null>> = {
+  email: sql<string | null>`${users.emailCanonical} collate "C"`,
+  displayName: sql<
+    string | null
+  >`lower(coalesce(${users.displayName}, ${tenantMemberships.invitedDisplayName}))`,
+};
+
+export type SortedRow = MembershipWithUser & { sortKey: string | null };
+
+/**
+ * A page in another order than creation: newest first, or by a value that may tie or be missing
+ * (ties in creation order, missing values last). The cursor is past (value, id), so a page never
+ * repeats or skips a row, however many share a value.
+ */
+export async function listMembershipsSorted(
+  db: Executor,
+  filters: ListFilters & {
+    sort: Exclude<MembershipSort, 'createdAt'>;
+    after?: SortedPosition;
+    limit: number;
+  },
+): Promise<SortedRow[]> {
+  const base = filtered(filters, filters.q ? likePattern(filters.q) : undefined);
+  const query = db.select({ ...withUser, sortKey: sortKeyOf(filters.sort) }).from(tenantMemberships);
+  const joined = query.innerJoin(users, eq(users.id, tenantMemberships.userId));
+  if (filters.sort === '-createdAt') {
+    return joined
+      .where(and(base, filters.after ? lt(tenantMemberships.id, filters.after.id) : undefined))
+      .orderBy(desc(tenantMemberships.id))
+      .limit(filters.limit);
+  }
+  const key = SORT_KEYS[filters.sort];
+  return joined
+    .where(and(base, filters.after ? pastPosition(key, filters.after) : undefined))
+    .orderBy(sql`${key} asc nulls last`, asc(tenantMemberships.id))
+    .limit(filters.limit);
+}
+
+const sortKeyOf = (sort: Exclude<MembershipSort, 'createdAt'>): SQL<string | null> =>
+  sort === '-createdAt' ? sql<string | null>`null` : SORT_KEYS[sort];
+
+/** Rows after (key, id) in "key asc nulls last, id asc" order. */
+function pastPosition(key: SQL<string | null>, after: SortedPosition): SQL | undefined {
+  if (after.key === null) return and(isNull(key), gt(tenantMemberships.id, after.id));
+  return or(
+    sql`${key} > ${after.key}`,
+    and(sql`${key} = ${after.key}`, gt(tenantMemberships.id, after.id)),
+    isNull(key),
+  );
+}
+
+/** How many memberships match the filters: what `includeTotal` answers. */
+export async function countMemberships(db: Executor, filters: ListFilters): Promise<number> {
+  const pattern = filters.q ? likePattern(filters.q) : undefined;
+  const query = db.select({ n: count() }).from(tenantMemberships);
+  const [row] = await (pattern === undefined
+    ? query.where(filtered(filters, undefined))
+    : query.innerJoin(users, eq(users.id, tenantMemberships.userId)).where(filtered(filters, pattern)));
+  return row?.n ?? 0;
+}
