@@ -1,50 +1,86 @@
 import type {
+  Contract,
   CreateMembershipBody,
   CreateTenantBody,
   ErrorEnvelope,
-  ListMembershipsQuery,
-  ListTenantsQuery,
   Me,
   Membership,
   Tenant,
   UpdateMembershipBody,
   UpdateTenantBody,
 } from '@tms/contract';
+import type { AppRoute, ClientInferResponseBody, ZodInferOrType, ZodInputOrType } from '@ts-rest/core';
 import { ApiError, NetworkError } from './errors.js';
-import { type ClientOptions, createRawClient } from './raw-client.js';
+import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
+import { parseRetryAfter } from './retry.js';
+import { routes } from './routes.js';
+import { type Answer, type Call, createTransport, type Route } from './transport.js';
 
-export type Page<T> = { items: T[]; nextCursor: string | null };
-type PageQuery<Q> = Partial<Omit<Q, 'cursor'>> & { cursor?: string };
+/** One page: `total` is there when asked for (`includeTotal: true`) on routes that count. */
+export type Page<T> = { items: T[]; nextCursor: string | null; total?: number };
 
-type Answer = { status: number; body: unknown; headers: Headers };
+/**
+ * A route's query as the caller writes it: every key the contract declares, optional, as sent
+ * (`includeTotal: 'true'`) or as meant (`includeTotal: true`, `limit: 50`) when that is a string,
+ * number or boolean.
+ */
+export type QueryOf<R extends AppRoute> = {
+  [K in keyof ZodInputOrType<R['query']> | keyof ZodInferOrType<R['query']>]?:
+    | (K extends keyof ZodInputOrType<R['query']> ? ZodInputOrType<R['query']>[K] : never)
+    | (K extends keyof ZodInferOrType<R['query']>
+        ? Extract<ZodInferOrType<R['query']>[K], string | number | boolean>
+        : never);
+};
+type ListQuery<R extends AppRoute> = Omit<QueryOf<R>, 'cursor'>;
+type BodyOf<R extends AppRoute, S extends keyof R['responses']> = ClientInferResponseBody<R, S>;
+
+type Answered = Answer & { what: string };
+
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
 function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
   return typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
 }
 
-/** `{ ifMatch: version }` as the If-Match header: the change is refused if the resource moved on. */
-type Precondition = { ifMatch?: number };
-const ifMatchHeaders = (options: Precondition) =>
+const ifMatchHeaders = (options: ChangeOptions): Record<string, string> =>
   options.ifMatch === undefined ? {} : { 'if-match': `"${options.ifMatch}"` };
 
-const unexpected = (status: number) =>
-  new NetworkError(`unexpected ${status} answer without an error envelope`);
+const unexpected = (res: Answered) =>
+  new NetworkError(`${res.what}: unexpected ${res.status} answer without an error envelope`);
+
+function apiError(res: Answered, body: ErrorEnvelope): ApiError {
+  const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+  return new ApiError(res.status, body.error, {
+    requestId: res.headers.get('x-request-id') ?? undefined,
+    retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+  });
+}
 
 /** Success: the envelope's `data`; error envelope: ApiError; anything else: NetworkError. */
-function unwrap<T>(res: Answer): T {
-  if (isSuccess(res.status)) return (res.body as { data: T }).data;
-  if (isErrorEnvelope(res.body)) throw new ApiError(res.status, res.body.error);
-  throw unexpected(res.status);
+function unwrap<T>(res: Answered): T {
+  if (isErrorEnvelope(res.body)) throw apiError(res, res.body);
+  const body = res.body as { success?: unknown; data: T } | undefined;
+  if (isSuccess(res.status) && body?.success === true) return body.data;
+  throw unexpected(res);
 }
 
-function unwrapPage<T>(res: Answer): Page<T> {
-  const data = unwrap<T[]>(res);
-  return { items: data, nextCursor: (res.body as { meta: { nextCursor: string | null } }).meta.nextCursor };
+function unwrapPage<T>(res: Answered): Page<T> {
+  const items = unwrap<T[]>(res);
+  const { meta } = res.body as { meta: { nextCursor: string | null; total?: number } };
+  return meta.total === undefined
+    ? { items, nextCursor: meta.nextCursor }
+    : { items, nextCursor: meta.nextCursor, total: meta.total };
 }
 
-function unwrapNoContent(res: Answer): void {
+function unwrapNoContent(res: Answered): void {
   if (res.status !== 204) unwrap(res);
+}
+
+/** A probe's own body, on its success and on the statuses it declares (a 503 that says why). */
+function unwrapProbe<T>(res: Answered, statuses: readonly number[]): T {
+  if (statuses.includes(res.status)) return res.body as T;
+  if (isErrorEnvelope(res.body)) throw apiError(res, res.body);
+  throw unexpected(res);
 }
 
 /** Follows `nextCursor` until the last page. */
@@ -59,53 +95,104 @@ async function* allPages<T>(fetchPage: (cursor: string | undefined) => Promise<P
 
 /**
  * The typed SDK: one method per route, answering the resource itself and throwing ApiError
- * (with a typed `code`) or NetworkError.
+ * (with a typed `code`) or NetworkError. Its runtime knows each route's method and path only
+ * (routes.ts); the types all come from the contract.
  */
-export function createClient(options: ClientOptions) {
-  const raw = createRawClient(options);
+export function createClient(clientOptions: ClientOptions) {
+  const transport = createTransport(clientOptions);
+  const send = async <R extends Route>(call: Call<R>): Promise<Answered> => ({
+    ...(await transport(call)),
+    what: `${call.route.method} ${call.route.path}`,
+  });
+  const r = routes;
 
   const tenants = {
-    create: async (body: CreateTenantBody): Promise<Tenant> => unwrap(await raw.tenants.create({ body })),
-    list: async (query: PageQuery<ListTenantsQuery> = {}): Promise<Page<Tenant>> =>
-      unwrapPage(await raw.tenants.list({ query })),
-    listAll: (query: Omit<PageQuery<ListTenantsQuery>, 'cursor'> = {}): AsyncGenerator<Tenant> =>
-      allPages((cursor) => tenants.list({ ...query, cursor })),
-    get: async (tenantId: string): Promise<Tenant> => unwrap(await raw.tenants.get({ params: { tenantId } })),
+    create: async (body: CreateTenantBody, options: CreateOptions = {}): Promise<Tenant> =>
+      unwrap(await send({ route: r.tenants.create, params: {}, body, options })),
+    list: async (
+      query: QueryOf<Contract['tenants']['list']> = {},
+      options: CallOptions = {},
+    ): Promise<Page<Tenant>> => unwrapPage(await send({ route: r.tenants.list, params: {}, query, options })),
+    listAll: (
+      query: ListQuery<Contract['tenants']['list']> = {},
+      options: CallOptions = {},
+    ): AsyncGenerator<Tenant> => allPages((cursor) => tenants.list({ ...query, cursor }, options)),
+    get: async (tenantId: string, options: CallOptions = {}): Promise<Tenant> =>
+      unwrap(await send({ route: r.tenants.get, params: { tenantId }, options })),
     /** With `ifMatch` (a tenant's `version`), refuses with PRECONDITION_FAILED if it changed since. */
-    update: async (tenantId: string, body: UpdateTenantBody, options: Precondition = {}): Promise<Tenant> =>
-      unwrap(await raw.tenants.update({ params: { tenantId }, body, headers: ifMatchHeaders(options) })),
-    remove: async (tenantId: string, options: Precondition = {}): Promise<void> =>
-      unwrapNoContent(await raw.tenants.remove({ params: { tenantId }, headers: ifMatchHeaders(options) })),
+    update: async (tenantId: string, body: UpdateTenantBody, options: ChangeOptions = {}): Promise<Tenant> =>
+      unwrap(
+        await send({
+          route: r.tenants.update,
+          params: { tenantId },
+          body,
+          headers: ifMatchHeaders(options),
+          options,
+        }),
+      ),
+    remove: async (tenantId: string, options: ChangeOptions = {}): Promise<void> =>
+      unwrapNoContent(
+        await send({
+          route: r.tenants.remove,
+          params: { tenantId },
+          headers: ifMatchHeaders(options),
+          options,
+        }),
+      ),
   };
 
   const memberships = {
-    list: async (tenantId: string, query: PageQuery<ListMembershipsQuery> = {}): Promise<Page<Membership>> =>
-      unwrapPage(await raw.memberships.list({ params: { tenantId }, query })),
-    listAll: (tenantId: string, query: Omit<PageQuery<ListMembershipsQuery>, 'cursor'> = {}) =>
-      allPages<Membership>((cursor) => memberships.list(tenantId, { ...query, cursor })),
-    get: async (tenantId: string, tenantMembershipId: string): Promise<Membership> =>
-      unwrap(await raw.memberships.get({ params: { tenantId, tenantMembershipId } })),
-    create: async (tenantId: string, body: CreateMembershipBody): Promise<Membership> =>
-      unwrap(await raw.memberships.create({ params: { tenantId }, body })),
+    list: async (
+      tenantId: string,
+      query: QueryOf<Contract['memberships']['list']> = {},
+      options: CallOptions = {},
+    ): Promise<Page<Membership>> =>
+      unwrapPage(await send({ route: r.memberships.list, params: { tenantId }, query, options })),
+    listAll: (
+      tenantId: string,
+      query: ListQuery<Contract['memberships']['list']> = {},
+      options: CallOptions = {},
+    ): AsyncGenerator<Membership> =>
+      allPages((cursor) => memberships.list(tenantId, { ...query, cursor }, options)),
+    get: async (
+      tenantId: string,
+      tenantMembershipId: string,
+      options: CallOptions = {},
+    ): Promise<Membership> =>
+      unwrap(await send({ route: r.memberships.get, params: { tenantId, tenantMembershipId }, options })),
+    create: async (
+      tenantId: string,
+      body: CreateMembershipBody,
+      options: CreateOptions = {},
+    ): Promise<Membership> =>
+      unwrap(await send({ route: r.memberships.create, params: { tenantId }, body, options })),
     /** With `ifMatch` (a membership's `version`), refuses with PRECONDITION_FAILED if it changed since. */
     update: async (
       tenantId: string,
       tenantMembershipId: string,
       body: UpdateMembershipBody,
-      options: Precondition = {},
+      options: ChangeOptions = {},
     ): Promise<Membership> =>
       unwrap(
-        await raw.memberships.update({
+        await send({
+          route: r.memberships.update,
           params: { tenantId, tenantMembershipId },
           body,
           headers: ifMatchHeaders(options),
+          options,
         }),
       ),
-    remove: async (tenantId: string, tenantMembershipId: string, options: Precondition = {}): Promise<void> =>
+    remove: async (
+      tenantId: string,
+      tenantMembershipId: string,
+      options: ChangeOptions = {},
+    ): Promise<void> =>
       unwrapNoContent(
-        await raw.memberships.remove({
+        await send({
+          route: r.memberships.remove,
           params: { tenantId, tenantMembershipId },
           headers: ifMatchHeaders(options),
+          options,
         }),
       ),
   };
@@ -113,26 +200,17 @@ export function createClient(options: ClientOptions) {
   return {
     tenants,
     memberships,
-    me: async (): Promise<Me> => unwrap(await raw.me.get()),
+    me: async (options: CallOptions = {}): Promise<Me> =>
+      unwrap(await send({ route: r.me.get, params: {}, options })),
     /** Probes answer bare bodies; readiness and the report also answer them with 503. */
     health: {
-      live: async () => {
-        const res = await raw.health.live();
-        if (res.status === 200) return res.body;
-        throw unexpected(res.status);
-      },
-      ready: async () => {
-        const res = await raw.health.ready();
-        if (res.status === 200 || res.status === 503) return res.body;
-        throw unexpected(res.status);
-      },
-      report: async () => {
-        const res = await raw.health.report();
-        if (res.status === 200 || res.status === 503) return res.body;
-        throw unexpected(res.status);
-      },
+      live: async (options: CallOptions = {}): Promise<BodyOf<Contract['health']['live'], 200>> =>
+        unwrapProbe(await send({ route: r.health.live, params: {}, options }), [200]),
+      ready: async (options: CallOptions = {}): Promise<BodyOf<Contract['health']['ready'], 200 | 503>> =>
+        unwrapProbe(await send({ route: r.health.ready, params: {}, options, answers: [503] }), [200, 503]),
+      report: async (options: CallOptions = {}): Promise<BodyOf<Contract['health']['report'], 200 | 503>> =>
+        unwrapProbe(await send({ route: r.health.report, params: {}, options, answers: [503] }), [200, 503]),
     },
-    raw,
   };
 }
 export type Client = ReturnType<typeof createClient>;

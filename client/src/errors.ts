@@ -8,6 +8,14 @@ import type { Contract, ErrorEnvelope, FieldError, ResponseCode, RouterErrorCode
  */
 export type ErrorCodes = RouterErrorCodes<Contract>;
 
+/** What the answer's headers add to its error envelope. */
+export type ApiErrorContext = {
+  /** The `x-request-id` header, when the envelope has none. */
+  requestId?: string;
+  /** `Retry-After`, in seconds. */
+  retryAfter?: number;
+};
+
 /**
  * The service answered with an error envelope. `code` is a ResponseCode, so
  * `if (error.code === 'LAST_OWNER')` narrows, and a switch over it can be exhaustive; over one
@@ -17,23 +25,33 @@ export class ApiError<C extends ResponseCode = ResponseCode> extends Error {
   override readonly name = 'ApiError';
   readonly code: C;
   readonly status: number;
+  /** Quote it when reporting a problem: the service logs it with the request. */
   readonly requestId: string;
   readonly details: FieldError[];
+  /** Seconds to wait before trying again, from `Retry-After` (429, 503), once retries gave up. */
+  readonly retryAfter: number | undefined;
 
-  constructor(status: number, error: ErrorEnvelope['error']) {
+  constructor(status: number, error: ErrorEnvelope['error'], context: ApiErrorContext = {}) {
     super(error.message);
     this.code = error.code as C;
     this.status = status;
-    this.requestId = error.requestId;
+    this.requestId = error.requestId || context.requestId || '';
     this.details = error.details ?? [];
+    this.retryAfter = context.retryAfter;
   }
 }
 
-/** The request never got an answer from the service: offline, DNS, refused, aborted, or not JSON. */
+/**
+ * The request never got an answer from the service: offline, DNS, refused, aborted, or not JSON.
+ * `aborted` tells a cancellation by the caller's signal from a failure (its `cause` is the
+ * signal's reason).
+ */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly aborted: boolean;
+  constructor(message: string, options?: { cause?: unknown; aborted?: boolean }) {
     super(message, options);
+    this.aborted = options?.aborted ?? false;
   }
 }
 

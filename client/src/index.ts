@@ -10,7 +10,22 @@ export type {
   UpdateTenantBody,
   UserSummary,
 } from '@tms/contract';
+// Bundlers keep only what is used (both packages are free of side effects): the roles cost a few
+// bytes, and `contract` and `createRawClient` (zod, ts-rest) nothing unless imported. Browser
+// apps should take those two from `@tms/client/raw`; they stay here for existing imports.
 export { contract, ROLE_LEVEL, ROLES } from '@tms/contract';
-export { type Client, createClient, type Page } from './client.js';
-export { ApiError, type ErrorCodes, isApiError, NetworkError } from './errors.js';
-export { type ClientOptions, createRawClient, type RawClient, type TokenSource } from './raw-client.js';
+export { type Client, createClient, type Page, type QueryOf } from './client.js';
+export { ApiError, type ApiErrorContext, type ErrorCodes, isApiError, NetworkError } from './errors.js';
+export type {
+  CallOptions,
+  ChangeOptions,
+  ClientOptions,
+  CreateOptions,
+  FetchFunction,
+  RawClientOptions,
+  RequestEvent,
+  ResponseEvent,
+  RetryOptions,
+  TokenSource,
+} from './options.js';
+export { createRawClient, type RawClient } from './raw-client.js';

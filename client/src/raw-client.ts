@@ -1,26 +1,18 @@
 import { contract } from '@tms/contract';
 import { type ApiFetcherArgs, initClient, tsRestFetchApi } from '@ts-rest/core';
 import { NetworkError } from './errors.js';
+import type { RawClientOptions } from './options.js';
 
-/** A bearer token, or a function returning a fresh one (so a frontend can refresh it). */
-export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
-
-export type ClientOptions = {
-  /** Where the service runs, e.g. `https://members.example.com`. */
-  baseUrl: string;
-  token?: TokenSource;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
-};
-
-const resolveToken = async (token: TokenSource | undefined) =>
+const resolveToken = async (token: RawClientOptions['token']) =>
   typeof token === 'function' ? token() : token;
 
 /**
  * The contract's routes as typed functions answering `{ status, body, headers }`, one variant per
  * declared status. Most callers want `createClient`; this is for those who branch on statuses.
+ * It runs ts-rest's client, which brings the contract's zod schemas along: import it from
+ * `@tms/client/raw` in a browser app (the main entry's bundles leave it out when unused).
  */
-export function createRawClient(options: ClientOptions) {
+export function createRawClient(options: RawClientOptions) {
   return initClient(contract, {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     baseHeaders: {},

@@ -108,6 +108,8 @@ describe('ErrorCodeOf, the compile-time errorCodesOf', () => {
         'INVALID_JSON',
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
+        'IDEMPOTENCY_KEY_IN_FLIGHT',
+        'IDEMPOTENCY_KEY_REUSED',
         'TENANT_ID_MISMATCH',
       ]),
     ],

@@ -44,6 +44,21 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('if-match');
   });
 
+  it('lets a browser app send an Idempotency-Key and read whether its POST was replayed', async () => {
+    const res = await fetch(`${withCors.baseUrl}/tenants/x/memberships`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: APP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('idempotency-key');
+    const answer = await fetch(`${withCors.baseUrl}/health/live`, { headers: { origin: APP } });
+    expect(answer.headers.get('access-control-expose-headers')).toContain('Idempotent-Replayed');
+  });
+
   it('exposes ETag and x-request-id to the configured origin', async () => {
     const res = await fetch(`${withCors.baseUrl}/health/live`, { headers: { origin: APP } });
     expect(res.headers.get('access-control-allow-origin')).toBe(APP);

@@ -62,9 +62,13 @@ export const apiSecurityHeaders = setting(API_HEADERS);
 /** For the documentation pages; replaces the API's headers of the same names. */
 export const pageSecurityHeaders = setting(staticHelmetHeaders());
 
-/** The headers a browser app needs to read: versions for If-Match, ids for support requests. */
+/**
+ * The headers a browser app needs to read: versions for If-Match, ids for support requests, when
+ * to retry, whether a POST was a replay.
+ */
 const EXPOSED = [
   'ETag',
+  'Idempotent-Replayed',
   'x-request-id',
   'Retry-After',
   'WWW-Authenticate',
@@ -73,7 +77,14 @@ const EXPOSED = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
 ];
-const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'x-request-id', 'x-tenant-id'];
+const ALLOWED = [
+  'Authorization',
+  'Content-Type',
+  'If-Match',
+  'Idempotency-Key',
+  'x-request-id',
+  'x-tenant-id',
+];
 
 /** CORS for the configured origins only; none configured, no CORS headers at all. */
 export function corsFor(origins: string[]): RequestHandler | undefined {

@@ -1,0 +1,41 @@
+import type { Contract } from '@tms/contract';
+import type { AppRoute } from '@ts-rest/core';
+
+/** Each route of a router as its method and path only, typed by the route's own literals. */
+export type RouteTable<T> = {
+  readonly [K in keyof T]: T[K] extends AppRoute
+    ? { readonly method: T[K]['method']; readonly path: T[K]['path'] }
+    : RouteTable<T[K]>;
+};
+
+/**
+ * Method and path of every route, the only runtime knowledge of the contract that the SDK needs:
+ * the contract's zod schemas validate on the server and never run in a browser, so they are kept
+ * out of the SDK's bundle. `satisfies` holds this table to the contract: a wrong path or method,
+ * a missing route or one the contract does not have fails to compile (and client/test/routes.test.ts
+ * compares it with the contract at run time too).
+ */
+export const routes = {
+  tenants: {
+    create: { method: 'POST', path: '/admin/tenants' },
+    list: { method: 'GET', path: '/admin/tenants' },
+    get: { method: 'GET', path: '/admin/tenants/:tenantId' },
+    update: { method: 'PATCH', path: '/admin/tenants/:tenantId' },
+    remove: { method: 'DELETE', path: '/admin/tenants/:tenantId' },
+  },
+  memberships: {
+    list: { method: 'GET', path: '/tenants/:tenantId/memberships' },
+    get: { method: 'GET', path: '/tenants/:tenantId/memberships/:tenantMembershipId' },
+    create: { method: 'POST', path: '/tenants/:tenantId/memberships' },
+    update: { method: 'PATCH', path: '/tenants/:tenantId/memberships/:tenantMembershipId' },
+    remove: { method: 'DELETE', path: '/tenants/:tenantId/memberships/:tenantMembershipId' },
+  },
+  me: {
+    get: { method: 'GET', path: '/me' },
+  },
+  health: {
+    live: { method: 'GET', path: '/health/live' },
+    ready: { method: 'GET', path: '/health/ready' },
+    report: { method: 'GET', path: '/health' },
+  },
+} as const satisfies RouteTable<Contract>;
