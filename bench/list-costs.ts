@@ -9,9 +9,12 @@ import { join } from 'node:path';
 import { createBenchDatabase } from './database.js';
 import { seed } from './seed.js';
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const env = process.env;
+const adminUrl = env.BENCH_DATABASE_URL ?? env.TEST_DATABASE_URL;
 if (!adminUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server');
-const MEMBERSHIPS = Number(process.env.BENCH_MEMBERSHIPS ?? 1_000_000);
+const MEMBERSHIPS = Number(env.BENCH_MEMBERSHIPS ?? 1_000_000);
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
 
 const tmp = mkdtempSync(join(tmpdir(), 'tms-list-costs-'));
 const database = await createBenchDatabase(adminUrl, tmp);
@@ -40,8 +43,8 @@ try {
        and (u.email ilike '%user 12345%' or u.display_name ilike '%user 12345%' or m.invited_display_name ilike '%user 12345%')`,
     ],
   ];
-  console.log(`| query (tenant of ${MEMBERSHIPS.toLocaleString('en')} memberships) | time | plan |`);
-  console.log('|---|---:|---|');
+  print(`| query (tenant of ${MEMBERSHIPS.toLocaleString('en')} memberships) | time | plan |`);
+  print('|---|---:|---|');
   for (const [label, query] of cases) {
     await sql.query(query); // warm the cache: a member table is read again and again
     const plan = await sql.query<{ 'QUERY PLAN': string }>(`explain (analyze, format text) ${query}`);
@@ -58,7 +61,7 @@ try {
       )
       .slice(0, 3)
       .join('; ');
-    console.log(`| ${label} | ${time} | ${nodes} |`);
+    print(`| ${label} | ${time} | ${nodes} |`);
   }
 } finally {
   await sql.close();

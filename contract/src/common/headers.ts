@@ -30,5 +30,7 @@ export const IdempotencyHeaders = z.object({
     .max(255)
     .regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only')
     .optional()
-    .describe('A unique value per operation (e.g. a UUID); a retry with the same key and body replays the first answer'),
+    .describe(
+      'A unique value per operation (e.g. a UUID); a retry with the same key and body replays the first answer',
+    ),
 });

@@ -22,7 +22,7 @@ const routes = c.router(
       pathParams: TenantIdParams,
       query: ListMembershipsQuerySchema,
       responses: { 200: listEnvelope(MembershipSchema) },
-      summary: "List the tenant's memberships in creation order",
+      summary: "List the tenant's memberships: creation order, or by email or name; with a total on request",
     },
     get: {
       method: 'GET',

@@ -1,37 +1,330 @@
-/** Request examples shown in Swagger UI and the OpenAPI document, by operationId. */
-export const REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; value: unknown }>> = {
+import type {
+  CreateMembershipBody,
+  CreateTenantBody,
+  ErrorEnvelope,
+  HealthReport,
+  Me,
+  Membership,
+  PageMeta,
+  ProbeSchema,
+  ResponseCode,
+  Tenant,
+  UpdateMembershipBody,
+  UpdateTenantBody,
+} from '@tms/contract';
+import type { z } from 'zod';
+import {
+  type AppError,
+  IdempotencyKeyInFlightError,
+  IdempotencyKeyReusedError,
+  InsufficientRoleError,
+  InternalError,
+  InvalidJsonError,
+  LastOwnerError,
+  MembershipAlreadyExistsError,
+  MembershipNotFoundError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  PreconditionFailedError,
+  RateLimitedError,
+  RoleHierarchyViolationError,
+  RouteNotFoundError,
+  ServiceUnavailableError,
+  SuperAdminRequiredError,
+  TenantAccessDeniedError,
+  TenantIdMismatchError,
+  TenantNotFoundError,
+  TenantSlugTakenError,
+  UnauthenticatedError,
+  UnsupportedMediaTypeError,
+  UserNotFoundError,
+  ValidationFailedError,
+} from '../errors/index.js';
+import { errorEnvelope } from '../http/error-envelope.js';
+import { BODY_LIMIT } from '../http/json-body.js';
+import { encodeCursor } from '../pagination/cursor.js';
+
+/*
+ * The examples of the OpenAPI document: every request body and every response body, so that
+ * Swagger UI and generated clients show real-looking values (not `"roleLevel": 0`). They are typed
+ * with the contract's types, and a test parses each one with the route's zod schema
+ * (test/unit/openapi.test.ts), so an example cannot drift from the contract.
+ *
+ * One small story: Ada Head owns Green Valley School (and administers Riverside College); she
+ * invites Grace Hopper as a TEACHER, then makes her an ADMIN; Alan Turing is a STUDENT.
+ */
+
+export type Example<T = unknown> = { summary: string; description?: string; value: T };
+type Examples<T> = Record<string, Example<T>>;
+
+// UUIDv7s whose timestamps match the createdAt next to them.
+const ADA = { userId: '0194849a-770e-7197-8742-b5eaa607bcfb', email: 'head@greenvalley.example' };
+const GRACE = { userId: '0195609b-8d6d-765b-8440-46f6e8ab8b94', email: 'grace@greenvalley.example' };
+const ALAN = { userId: '019566bd-2f07-726d-9713-1d4febc2e113', email: 'alan@greenvalley.example' };
+const GREEN_VALLEY = '01955b12-0535-7604-963c-bac14605396b';
+const RIVERSIDE = '0194f458-eb73-73ff-aae5-adda98f10230';
+const REQUEST_ID = '8d3f2a61-4c0e-4b7a-9e15-2f6c0b7d94a3';
+
+const greenValley: Tenant = {
+  tenantId: GREEN_VALLEY,
+  slug: 'green-valley',
+  name: 'Green Valley School',
+  version: 1,
+  createdAt: '2025-03-03T08:14:22.517Z',
+  updatedAt: '2025-03-03T08:14:22.517Z',
+};
+const greenValleyRenamed: Tenant = {
+  ...greenValley,
+  name: 'Green Valley Academy',
+  version: 2,
+  updatedAt: '2025-03-10T11:05:47.380Z',
+};
+const riverside: Tenant = {
+  tenantId: RIVERSIDE,
+  slug: 'riverside',
+  name: 'Riverside College',
+  version: 3,
+  createdAt: '2025-02-11T09:30:55.731Z',
+  updatedAt: '2025-02-27T15:12:08.446Z',
+};
+
+const adaOwner: Membership = {
+  tenantMembershipId: '01955b12-0537-7391-8ba2-a48c71bf41a8',
+  tenantId: GREEN_VALLEY,
+  userId: ADA.userId,
+  role: 'OWNER',
+  roleLevel: 40,
+  version: 1,
+  user: { ...ADA, displayName: 'Ada Head' },
+  createdAt: '2025-03-03T08:14:22.517Z',
+  updatedAt: '2025-03-03T08:14:22.517Z',
+};
+const graceTeacher: Membership = {
+  tenantMembershipId: '0195609b-8d70-796c-9954-6a8639bab893',
+  tenantId: GREEN_VALLEY,
+  userId: GRACE.userId,
+  role: 'TEACHER',
+  roleLevel: 20,
+  version: 1,
+  user: { ...GRACE, displayName: 'Grace Hopper' },
+  createdAt: '2025-03-04T10:02:41.904Z',
+  updatedAt: '2025-03-04T10:02:41.904Z',
+};
+const graceAdmin: Membership = {
+  ...graceTeacher,
+  role: 'ADMIN',
+  roleLevel: 30,
+  version: 2,
+  updatedAt: '2025-03-06T07:51:18.004Z',
+};
+const alanStudent: Membership = {
+  tenantMembershipId: '019566bd-2f0c-7fe3-ad32-9d96be2ca3a8',
+  tenantId: GREEN_VALLEY,
+  userId: ALAN.userId,
+  role: 'STUDENT',
+  roleLevel: 10,
+  version: 1,
+  user: { ...ALAN, displayName: null },
+  createdAt: '2025-03-05T14:37:09.260Z',
+  updatedAt: '2025-03-05T14:37:09.260Z',
+};
+
+const me: Me = {
+  user: { userId: ADA.userId, email: ADA.email, displayName: 'Ada Head', isSuperAdmin: false },
+  memberships: [
+    {
+      tenantMembershipId: '0194f458-eb77-7f7d-85a9-9f38f1dc0512',
+      tenantId: RIVERSIDE,
+      tenantSlug: riverside.slug,
+      tenantName: riverside.name,
+      role: 'ADMIN',
+      roleLevel: 30,
+    },
+    {
+      tenantMembershipId: adaOwner.tenantMembershipId,
+      tenantId: GREEN_VALLEY,
+      tenantSlug: greenValley.slug,
+      tenantName: greenValley.name,
+      role: 'OWNER',
+      roleLevel: 40,
+    },
+  ],
+};
+
+const ok = <T>(data: T) => ({ success: true as const, data });
+const page = <T>(data: T[], meta: PageMeta) => ({ success: true as const, data, meta });
+
+type Probe = z.infer<typeof ProbeSchema>;
+const healthy: HealthReport = {
+  status: 'ok',
+  checks: { database: { status: 'up', latencyMs: 1.7 } },
+  version: '0.1.0',
+  uptimeSeconds: 86_412,
+};
+
+/** Request body examples, by operationId. */
+export const REQUEST_EXAMPLES = {
   createTenant: {
     ownerByEmail: {
       summary: 'Owner invited by email',
+      description: 'An email that names no user yet creates an invited user.',
       value: {
         name: 'Green Valley School',
         slug: 'green-valley',
-        owner: { email: 'head@greenvalley.example', displayName: 'Ada Head' },
+        owner: { email: ADA.email, displayName: 'Ada Head' },
       },
     },
     ownerById: {
       summary: 'Owner who already has an account',
-      value: {
-        name: 'Green Valley School',
-        slug: 'green-valley',
-        owner: { userId: '0192f1c4-8d1e-7b3a-9c55-3e2f1a0b9c77' },
-      },
+      value: { name: 'Green Valley School', slug: 'green-valley', owner: { userId: ADA.userId } },
     },
-  },
+  } satisfies Examples<CreateTenantBody>,
   updateTenant: {
     rename: { summary: 'Rename', value: { name: 'Green Valley Academy' } },
-  },
+    renameAndMove: {
+      summary: 'Rename and change the slug',
+      value: { name: 'Green Valley Academy', slug: 'green-valley-academy' },
+    },
+  } satisfies Examples<UpdateTenantBody>,
   createMembership: {
     byEmail: {
       summary: 'Invite a teacher by email',
-      value: { role: 'TEACHER', email: 'grace@greenvalley.example', displayName: 'Grace' },
+      value: { role: 'TEACHER', email: GRACE.email, displayName: 'Grace Hopper' },
     },
     byUserId: {
       summary: 'Add an existing user',
-      value: { role: 'STUDENT', userId: '0192f1c4-8d1e-7b3a-9c55-3e2f1a0b9c77' },
+      value: { role: 'STUDENT', userId: ALAN.userId },
     },
-  },
+  } satisfies Examples<CreateMembershipBody>,
   updateMembership: {
     promote: { summary: 'Make an administrator', value: { role: 'ADMIN' } },
+  } satisfies Examples<UpdateMembershipBody>,
+} satisfies Record<string, Examples<unknown>>;
+
+/** Success response examples, by operationId and status (204 has no body, so no example). */
+export const RESPONSE_EXAMPLES = {
+  createTenant: {
+    201: { created: { summary: 'The new tenant, at version 1', value: ok(greenValley) } },
   },
+  listTenants: {
+    200: {
+      firstPage: {
+        summary: 'A page with more after it (`limit=2`)',
+        description: 'Pass `meta.nextCursor` as `cursor` to read the next page.',
+        value: page([riverside, greenValley], { nextCursor: encodeCursor(GREEN_VALLEY) }),
+      },
+      lastPage: {
+        summary: 'The last page',
+        value: page([greenValleyRenamed], { nextCursor: null }),
+      },
+    },
+  },
+  getTenant: {
+    200: { tenant: { summary: 'A tenant; its `version` is also the `ETag`', value: ok(greenValley) } },
+  },
+  updateTenant: {
+    200: { renamed: { summary: 'Renamed: the version moved on to 2', value: ok(greenValleyRenamed) } },
+  },
+  listMemberships: {
+    200: {
+      withTotal: {
+        summary: 'A page with more after it (`limit=3&includeTotal=true`)',
+        description: 'Pass `meta.nextCursor` as `cursor` (with the same `sort`) to read the next page.',
+        value: page([adaOwner, graceAdmin, alanStudent], {
+          nextCursor: encodeCursor(alanStudent.tenantMembershipId),
+          total: 27,
+        }),
+      },
+      filtered: {
+        summary: 'The only page (`role=ADMIN`)',
+        value: page([graceAdmin], { nextCursor: null }),
+      },
+    },
+  },
+  getMembership: {
+    200: { admin: { summary: 'An ADMIN membership at version 2', value: ok(graceAdmin) } },
+  },
+  createMembership: {
+    201: { invited: { summary: 'A teacher invited by email', value: ok(graceTeacher) } },
+  },
+  updateMembership: {
+    200: { promoted: { summary: 'Promoted to ADMIN: the version moved on to 2', value: ok(graceAdmin) } },
+  },
+  getMe: {
+    200: { member: { summary: 'A user who belongs to two tenants', value: ok(me) } },
+  },
+  getLiveness: {
+    200: { ok: { summary: 'The process serves', value: { status: 'ok' } satisfies Probe } },
+  },
+  getReadiness: {
+    200: { ok: { summary: 'Ready for traffic', value: { status: 'ok' } satisfies Probe } },
+    503: {
+      unavailable: {
+        summary: 'The database does not answer, or is not migrated',
+        value: { status: 'unavailable' } satisfies Probe,
+      },
+    },
+  },
+  getHealth: {
+    200: { ok: { summary: 'All checks pass', value: healthy } },
+    503: {
+      degraded: {
+        summary: 'The database is down',
+        value: {
+          ...healthy,
+          status: 'degraded',
+          checks: { database: { status: 'down', latencyMs: 1000 } },
+        } satisfies HealthReport,
+      },
+    },
+  },
+} satisfies Record<string, Record<number, Examples<unknown>>>;
+
+/**
+ * One error per code, made by the server's own error classes so that the example says what the
+ * server says. A code added to the contract without an example here does not compile.
+ */
+const ERRORS = {
+  VALIDATION_FAILED: () =>
+    new ValidationFailedError([
+      {
+        path: 'body.slug',
+        message: 'lowercase letters, digits and "-", starting and ending with a letter or digit',
+      },
+    ]),
+  INVALID_JSON: () => new InvalidJsonError(),
+  TENANT_ID_MISMATCH: () => new TenantIdMismatchError(),
+  UNAUTHENTICATED: () => new UnauthenticatedError(),
+  SUPER_ADMIN_REQUIRED: () => new SuperAdminRequiredError(),
+  TENANT_ACCESS_DENIED: () => new TenantAccessDeniedError(),
+  INSUFFICIENT_ROLE: () => new InsufficientRoleError(),
+  ROLE_HIERARCHY_VIOLATION: () => new RoleHierarchyViolationError(),
+  TENANT_NOT_FOUND: () => new TenantNotFoundError(GREEN_VALLEY),
+  MEMBERSHIP_NOT_FOUND: () => new MembershipNotFoundError(graceTeacher.tenantMembershipId),
+  USER_NOT_FOUND: () => new UserNotFoundError(ALAN.userId),
+  ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/tenant'),
+  METHOD_NOT_ALLOWED: () => new MethodNotAllowedError('PUT', ['GET', 'PATCH', 'DELETE']),
+  TENANT_SLUG_TAKEN: () => new TenantSlugTakenError('green-valley'),
+  MEMBERSHIP_ALREADY_EXISTS: () => new MembershipAlreadyExistsError(),
+  LAST_OWNER: () => new LastOwnerError(),
+  PRECONDITION_FAILED: () => new PreconditionFailedError(3),
+  IDEMPOTENCY_KEY_IN_FLIGHT: () => new IdempotencyKeyInFlightError(),
+  IDEMPOTENCY_KEY_REUSED: () => new IdempotencyKeyReusedError(),
+  PAYLOAD_TOO_LARGE: () => new PayloadTooLargeError(BODY_LIMIT),
+  RATE_LIMITED: () => new RateLimitedError(42),
+  UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError(),
+  INTERNAL_ERROR: () => new InternalError(),
+  SERVICE_UNAVAILABLE: () => new ServiceUnavailableError(),
+} satisfies Record<ResponseCode, () => AppError>;
+
+/** The error envelope the server answers for `code`, with a request id. */
+export const errorExample = (code: ResponseCode): Example<ErrorEnvelope> => {
+  const error = ERRORS[code]();
+  return { summary: error.message, value: errorEnvelope(error, REQUEST_ID) };
+};
+
+/** Values for the response headers' examples. */
+export const HEADER_EXAMPLES = {
+  requestId: REQUEST_ID,
+  etag: `"${graceAdmin.version}"`,
 };

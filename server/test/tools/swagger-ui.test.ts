@@ -67,4 +67,37 @@ describe.skipIf(!haveChromium)('Swagger UI in a real browser', () => {
     expect(blocked.filter((text) => /Content Security Policy|Refused to/i.test(text))).toEqual([]);
     await page.close();
   });
+
+  it('links to the raw document, /openapi.json, under the title', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${h.baseUrl}/docs/`);
+    const link = page.locator('.swagger-ui .info a', { hasText: '/openapi.json' });
+    await link.waitFor();
+    expect(await link.isVisible()).toBe(true);
+    const href = await link.evaluate((anchor) => (anchor as unknown as { href: string }).href);
+    expect(href).toBe(`${h.baseUrl}/openapi.json`);
+    // The link leads to the document itself.
+    const answer = await page.request.get(href);
+    expect(answer.status()).toBe(200);
+    expect(((await answer.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}swagger-ui-title.png`, fullPage: false });
+    await page.close();
+  });
+
+  it('shows realistic success examples and the response headers', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${h.baseUrl}/docs/`);
+    const operation = page.locator('#operations-Memberships-getMembership');
+    await operation.locator('.opblock-summary').click();
+    const ok = operation.locator('tr.response[data-code="200"]');
+    await ok.waitFor();
+    const example = await ok.locator('.microlight').first().innerText();
+    expect(example).toContain('"roleLevel": 30');
+    expect(example).not.toContain('"roleLevel": 0');
+    const headers = await ok.locator('.headers-wrapper').innerText();
+    for (const name of ['x-request-id', 'ETag', 'RateLimit-Remaining']) expect(headers).toContain(name);
+    await page.close();
+  });
 });

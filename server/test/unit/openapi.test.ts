@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { contract, ErrorEnvelopeSchema } from '@tms/contract';
+import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/openapi/document.js';
+import type { ZodTypeAny } from 'zod';
+import { buildOpenApiDocument, OPERATION_IDS } from '../../src/openapi/document.js';
+import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from '../../src/openapi/examples.js';
 
 // The document describes the contract and is committed next to it, with the contract's version.
 const contractFile = (name: string) => new URL(`../../../contract/${name}`, import.meta.url);
@@ -22,18 +26,58 @@ describe('the committed OpenAPI document', () => {
   });
 });
 
-describe('the OpenAPI document as a third party reads it', () => {
-  const doc = buildOpenApiDocument('test');
-  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.entries(methods as Record<string, Record<string, unknown>>).map(([method, op]) => ({
-      path,
-      method,
-      op,
-    })),
-  );
+type Json = Record<string, unknown>;
+type MediaType = { schema?: Json; examples?: Record<string, { value?: unknown; $ref?: string }> };
+type Response = { description: string; headers?: Record<string, Json>; content?: Record<string, MediaType> };
+type Parameter = { name: string; in: string; description?: string; schema?: Json };
+type Operation = {
+  operationId: string;
+  summary?: string;
+  tags?: string[];
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, Response | { $ref: string }>;
+};
 
+const doc = JSON.parse(JSON.stringify(buildOpenApiDocument('test'))) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+};
+
+/** Follows a local `$ref` (`#/components/...`), as a reader of the document does. */
+function deref<T>(value: T | { $ref: string }): T {
+  if (!value || typeof value !== 'object' || !('$ref' in value)) return value as T;
+  const target = value.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], doc);
+  if (target === undefined) throw new Error(`unresolved ${value.$ref}`);
+  return deref(target as T | { $ref: string });
+}
+
+const routeEntries = (router: AppRouter, prefix = ''): [string, AppRoute][] =>
+  Object.entries(router).flatMap(([key, entry]): [string, AppRoute][] =>
+    isAppRoute(entry) ? [[`${prefix}${key}`, entry]] : routeEntries(entry, `${prefix}${key}.`),
+  );
+const routeByOperationId = new Map(
+  routeEntries(contract).map(([key, route]) => [OPERATION_IDS[key] ?? key, { key, route }]),
+);
+
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => {
+    const found = routeByOperationId.get(op.operationId);
+    if (!found) throw new Error(`no contract route for ${op.operationId}`);
+    const responses = Object.fromEntries(
+      Object.entries(op.responses).map(([status, response]) => [status, deref<Response>(response)]),
+    );
+    return { path, method, op, responses, ...found };
+  }),
+);
+const isHealth = (path: string) => path.startsWith('/health');
+
+describe('the OpenAPI document as a third party reads it', () => {
   it('gives every operation a unique camelCase operationId, a summary and a tag', () => {
-    const ids = operations.map(({ op }) => op.operationId as string);
+    const ids = operations.map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const { path, op } of operations) {
       expect(op.operationId, path).toMatch(/^[a-z][A-Za-z]+$/);
@@ -43,33 +87,173 @@ describe('the OpenAPI document as a third party reads it', () => {
   });
 
   it('names the resources as components', () => {
-    expect(Object.keys(doc.components?.schemas ?? {})).toEqual(
+    expect(Object.keys(doc.components.schemas ?? {})).toEqual(
       expect.arrayContaining(['Tenant', 'Membership', 'User', 'ErrorEnvelope', 'ResponseCode', 'Role']),
     );
   });
 
+  it('resolves every $ref', () => {
+    const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) expect(() => deref(JSON.parse(`{${ref}}`)), ref).not.toThrow();
+  });
+
   it('lists, for each error status of each route, the codes it can answer', () => {
-    const patch = doc.paths['/tenants/{tenantId}/memberships/{tenantMembershipId}']?.patch;
-    expect(patch.responses['409'].description).toContain('LAST_OWNER');
-    expect(patch.responses['412'].description).toContain('PRECONDITION_FAILED');
-    expect(patch.responses['403'].description).toContain('ROLE_HIERARCHY_VIOLATION');
-    for (const { path, op } of operations) {
-      for (const [status, response] of Object.entries(
-        op.responses as Record<string, { description: string }>,
-      )) {
-        if (Number(status) >= 400 && !path.startsWith('/health'))
+    const patch = operations.find((o) => o.op.operationId === 'updateMembership')?.responses ?? {};
+    expect(patch['409']?.description).toContain('LAST_OWNER');
+    expect(patch['412']?.description).toContain('PRECONDITION_FAILED');
+    expect(patch['403']?.description).toContain('ROLE_HIERARCHY_VIOLATION');
+    for (const { path, responses } of operations) {
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 400 && !isHealth(path))
           expect(response.description, `${path} ${status}`).toMatch(/one of: [A-Z_]+/);
       }
     }
   });
 
-  it('gives request examples for the routes that take a body', () => {
-    for (const { path, method, op } of operations) {
-      if (method !== 'post' && method !== 'patch') continue;
-      const json = (op.requestBody as { content: Record<string, { examples?: object }> }).content[
-        'application/json'
-      ];
-      expect(Object.keys(json?.examples ?? {}).length, `${method} ${path}`).toBeGreaterThan(0);
+  it('describes every parameter: path, query and header', () => {
+    const parameters = operations.flatMap(({ method, path, op }) =>
+      (op.parameters ?? []).map((parameter) => ({ where: `${method} ${path} ${parameter.name}`, parameter })),
+    );
+    expect(parameters.length).toBeGreaterThan(20);
+    for (const { where, parameter } of parameters) expect(parameter.description?.trim(), where).toBeTruthy();
+  });
+});
+
+describe('the response headers the document declares', () => {
+  const headersOf = (response: Response) => Object.keys(response.headers ?? {}).map((h) => h.toLowerCase());
+  const all = operations.flatMap(({ path, method, op, key, route, responses }) =>
+    Object.entries(responses).map(([status, response]) => ({
+      where: `${method} ${path} ${status}`,
+      status: Number(status),
+      headers: headersOf(response),
+      path,
+      op,
+      key,
+      route,
+    })),
+  );
+
+  it('declares each header once, under components.headers, with a description', () => {
+    const headers = Object.values(doc.components.headers ?? {}) as { description?: string }[];
+    expect(headers.length).toBeGreaterThanOrEqual(8);
+    for (const header of headers) expect(header.description).toBeTruthy();
+    for (const { where, path, method, op } of operations.map((o) => ({ ...o, where: o.path }))) {
+      for (const response of Object.values(op.responses)) {
+        for (const header of Object.values(deref<Response>(response).headers ?? {}))
+          expect(header, `${method} ${path} ${where}`).toHaveProperty('$ref');
+      }
+    }
+  });
+
+  it('x-request-id on every answer, errors and health probes included', () => {
+    for (const { where, headers } of all) expect(headers, where).toContain('x-request-id');
+  });
+
+  it('RateLimit-* on every answer of every route that needs a token, and only there', () => {
+    for (const { where, headers, path } of all) {
+      for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
+        if (isHealth(path)) expect(headers, where).not.toContain(name);
+        else expect(headers, where).toContain(name);
+      }
+    }
+    const limit = doc.components.headers?.RateLimitLimit as { description: string };
+    expect(limit.description).toMatch(/only when the server runs with a rate limiter/i);
+  });
+
+  it('ETag on the success answers of GET, POST and PATCH of tenants and memberships, and only there', () => {
+    const withEtag = all
+      .filter(({ headers }) => headers.includes('etag'))
+      .map(({ op, status }) => op.operationId + status);
+    expect(withEtag.sort()).toEqual(
+      [
+        'createMembership201',
+        'createTenant201',
+        'getMembership200',
+        'getTenant200',
+        'updateMembership200',
+        'updateTenant200',
+      ].sort(),
+    );
+  });
+
+  it('Retry-After on 429 and on the error envelope 503; WWW-Authenticate on 401; Idempotent-Replayed on a POST 201', () => {
+    for (const { where, status, headers, path, op } of all) {
+      const retry = status === 429 || (status === 503 && !isHealth(path));
+      expect(headers.includes('retry-after'), where).toBe(retry);
+      expect(headers.includes('www-authenticate'), where).toBe(status === 401);
+      const replayable = status === 201 && ['createTenant', 'createMembership'].includes(op.operationId);
+      expect(headers.includes('idempotent-replayed'), where).toBe(replayable);
+    }
+  });
+});
+
+describe('the examples of the OpenAPI document', () => {
+  const schemaFor = (route: AppRoute, status: number) =>
+    (route.responses as Record<number, ZodTypeAny>)[status] ?? undefined;
+  const examplesOf = (media: MediaType | undefined) =>
+    Object.entries(media?.examples ?? {}).map(([name, example]) => ({
+      name,
+      value: deref<{ value?: unknown }>(example).value,
+    }));
+
+  it('gives every request body examples that parse with the route body schema of the contract', () => {
+    const withBody = operations.filter(({ op }) => op.requestBody);
+    expect(withBody.map(({ op }) => op.operationId).sort()).toEqual(
+      ['createMembership', 'createTenant', 'updateMembership', 'updateTenant'].sort(),
+    );
+    for (const { op, route } of withBody) {
+      const examples = examplesOf(op.requestBody?.content['application/json']);
+      expect(examples.length, op.operationId).toBeGreaterThan(0);
+      for (const { name, value } of examples) {
+        const parsed = (route as { body: ZodTypeAny }).body.safeParse(value);
+        expect(parsed.error?.issues, `${op.operationId} request ${name}`).toBeUndefined();
+      }
+    }
+  });
+
+  it("gives every response with a body examples that parse with the contract's schema for it", () => {
+    let checked = 0;
+    for (const { path, op, route, responses } of operations) {
+      for (const [status, response] of Object.entries(responses)) {
+        const media = response.content?.['application/json'];
+        if (!media) continue;
+        const schema = schemaFor(route, Number(status));
+        expect(schema, `${op.operationId} ${status}`).toBeDefined();
+        const examples = examplesOf(media);
+        expect(examples.length, `${op.operationId} ${status}: no example`).toBeGreaterThan(0);
+        for (const { name, value } of examples) {
+          const parsed = schema?.safeParse(value);
+          expect(parsed?.error?.issues, `${op.operationId} ${status} ${name}`).toBeUndefined();
+          if (Number(status) >= 400 && !isHealth(path))
+            expect(ErrorEnvelopeSchema.parse(value).error.code, `${op.operationId} ${status}`).toBe(name);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('shows realistic values: role levels, UUIDv7 ids, a cursor and a total', () => {
+    const membership = RESPONSE_EXAMPLES.getMembership[200].admin.value.data;
+    expect(membership).toMatchObject({ role: 'ADMIN', roleLevel: 30 });
+    expect(membership.tenantMembershipId).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    expect(RESPONSE_EXAMPLES.listMemberships[200].withTotal.value.meta).toEqual({
+      nextCursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+      total: 27,
+    });
+  });
+
+  it('has no example for an operation or status the document does not have', () => {
+    const ids = new Set(operations.map(({ op }) => op.operationId));
+    for (const id of [...Object.keys(REQUEST_EXAMPLES), ...Object.keys(RESPONSE_EXAMPLES)])
+      expect(ids.has(id), id).toBe(true);
+    for (const [id, byStatus] of Object.entries(RESPONSE_EXAMPLES)) {
+      const responses = operations.find(({ op }) => op.operationId === id)?.responses ?? {};
+      for (const status of Object.keys(byStatus))
+        expect(responses[status]?.content, `${id} ${status}`).toBeDefined();
     }
   });
 });
