@@ -7,11 +7,18 @@ import * as request from './request-errors.js';
 import * as server from './server-errors.js';
 
 /**
- * One example of each code's error class. The compiler refuses a code without its class, and a
- * test checks that each class carries its own code and the contract's status.
+ * One example of each code's error class, as the server would raise it. The compiler refuses a
+ * code without its class; a test checks that each class carries its own code and the contract's
+ * status; the OpenAPI document shows these as its error examples.
  */
 export const ERROR_EXAMPLES = {
-  VALIDATION_FAILED: () => new request.ValidationFailedError([{ path: 'body.name', message: 'Required' }]),
+  VALIDATION_FAILED: () =>
+    new request.ValidationFailedError([
+      {
+        path: 'body.slug',
+        message: 'lowercase letters, digits and "-", starting and ending with a letter or digit',
+      },
+    ]),
   INVALID_JSON: () => new request.InvalidJsonError(),
   TENANT_ID_MISMATCH: () => new request.TenantIdMismatchError(),
   UNAUTHENTICATED: () => new access.UnauthenticatedError(),
@@ -19,18 +26,18 @@ export const ERROR_EXAMPLES = {
   TENANT_ACCESS_DENIED: () => new access.TenantAccessDeniedError(),
   INSUFFICIENT_ROLE: () => new access.InsufficientRoleError(),
   ROLE_HIERARCHY_VIOLATION: () => new access.RoleHierarchyViolationError(),
-  TENANT_NOT_FOUND: () => new notFound.TenantNotFoundError('t'),
-  MEMBERSHIP_NOT_FOUND: () => new notFound.MembershipNotFoundError('m'),
-  USER_NOT_FOUND: () => new notFound.UserNotFoundError('u'),
-  ROUTE_NOT_FOUND: () => new request.RouteNotFoundError('GET', '/nowhere'),
-  METHOD_NOT_ALLOWED: () => new request.MethodNotAllowedError('PUT', ['GET']),
-  TENANT_SLUG_TAKEN: () => new conflict.TenantSlugTakenError('acme'),
+  TENANT_NOT_FOUND: () => new notFound.TenantNotFoundError('01955b12-0535-7604-963c-bac14605396b'),
+  MEMBERSHIP_NOT_FOUND: () => new notFound.MembershipNotFoundError('0195609b-8d70-796c-9954-6a8639bab893'),
+  USER_NOT_FOUND: () => new notFound.UserNotFoundError('019566bd-2f07-726d-9713-1d4febc2e113'),
+  ROUTE_NOT_FOUND: () => new request.RouteNotFoundError('GET', '/tenant'),
+  METHOD_NOT_ALLOWED: () => new request.MethodNotAllowedError('PUT', ['GET', 'PATCH', 'DELETE']),
+  TENANT_SLUG_TAKEN: () => new conflict.TenantSlugTakenError('green-valley'),
   MEMBERSHIP_ALREADY_EXISTS: () => new conflict.MembershipAlreadyExistsError(),
   LAST_OWNER: () => new conflict.LastOwnerError(),
-  PRECONDITION_FAILED: () => new conflict.PreconditionFailedError(1),
+  PRECONDITION_FAILED: () => new conflict.PreconditionFailedError(3),
   IDEMPOTENCY_KEY_IN_FLIGHT: () => new conflict.IdempotencyKeyInFlightError(),
   IDEMPOTENCY_KEY_REUSED: () => new conflict.IdempotencyKeyReusedError(),
-  RATE_LIMITED: () => new access.RateLimitedError(30),
+  RATE_LIMITED: () => new access.RateLimitedError(42),
   PAYLOAD_TOO_LARGE: () => new request.PayloadTooLargeError('100kb'),
   UNSUPPORTED_MEDIA_TYPE: () => new request.UnsupportedMediaTypeError(),
   INTERNAL_ERROR: () => new server.InternalError(),

@@ -13,35 +13,8 @@ import type {
   UpdateTenantBody,
 } from '@tms/contract';
 import type { z } from 'zod';
-import {
-  type AppError,
-  IdempotencyKeyInFlightError,
-  IdempotencyKeyReusedError,
-  InsufficientRoleError,
-  InternalError,
-  InvalidJsonError,
-  LastOwnerError,
-  MembershipAlreadyExistsError,
-  MembershipNotFoundError,
-  MethodNotAllowedError,
-  PayloadTooLargeError,
-  PreconditionFailedError,
-  RateLimitedError,
-  RoleHierarchyViolationError,
-  RouteNotFoundError,
-  ServiceUnavailableError,
-  SuperAdminRequiredError,
-  TenantAccessDeniedError,
-  TenantIdMismatchError,
-  TenantNotFoundError,
-  TenantSlugTakenError,
-  UnauthenticatedError,
-  UnsupportedMediaTypeError,
-  UserNotFoundError,
-  ValidationFailedError,
-} from '../errors/index.js';
+import { ERROR_EXAMPLES } from '../errors/registry.js';
 import { errorEnvelope } from '../http/error-envelope.js';
-import { BODY_LIMIT } from '../http/json-body.js';
 import { encodeCursor } from '../pagination/cursor.js';
 
 /*
@@ -280,46 +253,9 @@ export const RESPONSE_EXAMPLES = {
   },
 } satisfies Record<string, Record<number, Examples<unknown>>>;
 
-/**
- * One error per code, made by the server's own error classes so that the example says what the
- * server says. A code added to the contract without an example here does not compile.
- */
-const ERRORS = {
-  VALIDATION_FAILED: () =>
-    new ValidationFailedError([
-      {
-        path: 'body.slug',
-        message: 'lowercase letters, digits and "-", starting and ending with a letter or digit',
-      },
-    ]),
-  INVALID_JSON: () => new InvalidJsonError(),
-  TENANT_ID_MISMATCH: () => new TenantIdMismatchError(),
-  UNAUTHENTICATED: () => new UnauthenticatedError(),
-  SUPER_ADMIN_REQUIRED: () => new SuperAdminRequiredError(),
-  TENANT_ACCESS_DENIED: () => new TenantAccessDeniedError(),
-  INSUFFICIENT_ROLE: () => new InsufficientRoleError(),
-  ROLE_HIERARCHY_VIOLATION: () => new RoleHierarchyViolationError(),
-  TENANT_NOT_FOUND: () => new TenantNotFoundError(GREEN_VALLEY),
-  MEMBERSHIP_NOT_FOUND: () => new MembershipNotFoundError(graceTeacher.tenantMembershipId),
-  USER_NOT_FOUND: () => new UserNotFoundError(ALAN.userId),
-  ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/tenant'),
-  METHOD_NOT_ALLOWED: () => new MethodNotAllowedError('PUT', ['GET', 'PATCH', 'DELETE']),
-  TENANT_SLUG_TAKEN: () => new TenantSlugTakenError('green-valley'),
-  MEMBERSHIP_ALREADY_EXISTS: () => new MembershipAlreadyExistsError(),
-  LAST_OWNER: () => new LastOwnerError(),
-  PRECONDITION_FAILED: () => new PreconditionFailedError(3),
-  IDEMPOTENCY_KEY_IN_FLIGHT: () => new IdempotencyKeyInFlightError(),
-  IDEMPOTENCY_KEY_REUSED: () => new IdempotencyKeyReusedError(),
-  PAYLOAD_TOO_LARGE: () => new PayloadTooLargeError(BODY_LIMIT),
-  RATE_LIMITED: () => new RateLimitedError(42),
-  UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError(),
-  INTERNAL_ERROR: () => new InternalError(),
-  SERVICE_UNAVAILABLE: () => new ServiceUnavailableError(),
-} satisfies Record<ResponseCode, () => AppError>;
-
 /** The error envelope the server answers for `code`, with a request id. */
 export const errorExample = (code: ResponseCode): Example<ErrorEnvelope> => {
-  const error = ERRORS[code]();
+  const error = ERROR_EXAMPLES[code]();
   return { summary: error.message, value: errorEnvelope(error, REQUEST_ID) };
 };
 
