@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createRawClient, type RawClient } from '@tms/client';
-import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signDevToken } from '../../src/auth/sign-token.js';
 import { unique } from '../factories.js';
-import { type Spawned, spawnServer } from '../process/spawn-server.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // An invitation by email racing the invitee's first sign-in, across two processes: whichever
 // commits first, the person must end up as one user, holding the membership. (Before the fix, a
@@ -15,43 +9,17 @@ import { type BareDatabase, createBareDatabase } from '../test-database.js';
 // made itself a user without an address, and the membership was orphaned for good.)
 const PAIRS = 240;
 const IN_FLIGHT = 12;
-const SECRET = 'invite-signin-race-secret-of-at-least-32-bytes';
-const ADMIN_SUBJECT = unique('race-admin');
-
-let database: BareDatabase;
-let workdir: string;
-let sql: postgres.Sql;
-const servers: Spawned[] = [];
-let admins: [RawClient, RawClient];
-const baseUrls: string[] = [];
+let servers: TwoServers;
+let sql: TwoServers['sql'];
+let admins: TwoServers['apis'];
+let baseUrls: TwoServers['baseUrls'];
 
 beforeAll(async () => {
-  database = await createBareDatabase();
-  workdir = mkdtempSync(join(tmpdir(), 'tms-invite-race-'));
-  const env = {
-    DATABASE_URL: database.url,
-    AUTH_JWT_SECRET: SECRET,
-    NODE_ENV: 'test',
-    SUPER_ADMIN_SUBJECTS: ADMIN_SUBJECT,
-    RATE_LIMIT_MAX: '0',
-  };
-  servers.push(...(await Promise.all([spawnServer(env, workdir), spawnServer(env, workdir)])));
-  const token = await signDevToken(SECRET, { sub: ADMIN_SUBJECT });
-  baseUrls.push(...servers.map((s) => s.baseUrl));
-  const [first, second] = servers.map((s) => createRawClient({ baseUrl: s.baseUrl, token }));
-  if (!first || !second) throw new Error('two servers were expected');
-  admins = [first, second];
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  servers = await startTwoServers({ RATE_LIMIT_MAX: '0' });
+  ({ apis: admins, baseUrls, sql } = servers);
 }, 60_000);
 
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  for (const server of servers) server.child.kill('SIGTERM');
-  const exits = await Promise.all(servers.map((s) => s.exit));
-  await database?.drop();
-  if (workdir) rmSync(workdir, { recursive: true, force: true });
-  expect(exits).toEqual(servers.map(() => ({ code: 0, signal: null })));
-}, 30_000);
+afterAll(() => servers?.stop(), 30_000);
 
 type Pair = { i: number; email: string; subject: string; tenantId?: string; slug?: string };
 
@@ -60,7 +28,7 @@ async function race(pair: Pair, tenantIds: string[]): Promise<Pair> {
   const inviter = admins[pair.i % 2] as RawClient;
   const signer = createRawClient({
     baseUrl: baseUrls[(pair.i + 1) % 2] as string,
-    token: await signDevToken(SECRET, { sub: pair.subject, email: pair.email, emailVerified: true }),
+    token: await servers.token({ sub: pair.subject, email: pair.email, emailVerified: true }),
   });
   const invite = async () => {
     if (pair.i % 4 === 3) {
@@ -122,7 +90,7 @@ it(`${PAIRS} invitations racing the invitee's first sign-in leave one user holdi
   for (const pair of done) {
     const me = await createRawClient({
       baseUrl: baseUrls[pair.i % 2] as string,
-      token: await signDevToken(SECRET, { sub: pair.subject, email: pair.email, emailVerified: true }),
+      token: await servers.token({ sub: pair.subject, email: pair.email, emailVerified: true }),
     }).me.get();
     const holds = me.status === 200 && me.body.data.memberships.some((m) => m.tenantId === pair.tenantId);
     if (!holds) missing.push(pair.email);

@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRawClient, type RawClient } from '@tms/client';
-import postgres from 'postgres';
+import type { RawClient } from '@tms/client';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signDevToken } from '../../src/auth/sign-token.js';
 import { unique } from '../factories.js';
 import {
   type AnyResponse,
@@ -12,49 +8,22 @@ import {
   expectOneLastOwnerRefusal,
   uniqueEmail,
 } from '../membership-helpers.js';
-import { type Spawned, spawnServer } from '../process/spawn-server.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // The last-owner rule and the one-membership-per-user rule must hold in the database itself: two
 // processes share no memory, so only the tenant row lock and the unique index can keep them.
 const ROUNDS = 60;
-const SECRET = 'two-process-race-secret-of-at-least-32-bytes';
-const ADMIN_SUBJECT = unique('race-admin');
-
-let database: BareDatabase;
-let workdir: string;
+let servers: TwoServers;
 let sql: postgres.Sql;
-const servers: Spawned[] = [];
 /** One super-administrator client per process: [first, second]. */
-let apis: [RawClient, RawClient];
+let apis: TwoServers['apis'];
 
 beforeAll(async () => {
-  database = await createBareDatabase();
-  workdir = mkdtempSync(join(tmpdir(), 'tms-two-process-'));
-  const env = {
-    DATABASE_URL: database.url,
-    AUTH_JWT_SECRET: SECRET,
-    NODE_ENV: 'test',
-    SUPER_ADMIN_SUBJECTS: ADMIN_SUBJECT,
-  };
-  // Started together, they also race on the migrations (serialised by an advisory lock).
-  servers.push(...(await Promise.all([spawnServer(env, workdir), spawnServer(env, workdir)])));
-  const token = await signDevToken(SECRET, { sub: ADMIN_SUBJECT });
-  const [first, second] = servers.map((s) => createRawClient({ baseUrl: s.baseUrl, token }));
-  if (!first || !second) throw new Error('two servers were expected');
-  apis = [first, second];
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  servers = await startTwoServers();
+  ({ apis, sql } = servers);
 }, 60_000);
 
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  for (const server of servers) server.child.kill('SIGTERM');
-  const exits = await Promise.all(servers.map((s) => s.exit));
-  await database?.drop();
-  if (workdir) rmSync(workdir, { recursive: true, force: true });
-  // After the database is gone, so that a failed stop leaves nothing behind.
-  expect(exits).toEqual(servers.map(() => ({ code: 0, signal: null })));
-}, 30_000);
+afterAll(() => servers?.stop(), 30_000);
 
 /** A tenant with two OWNERs, both invited by email, seeded through HTTP on the first process. */
 async function twoOwners() {

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRawClient, type RawClient } from '@tms/client';
+import postgres from 'postgres';
+import { expect } from 'vitest';
+import { type DevTokenInput, signDevToken } from '../../src/auth/sign-token.js';
+import { unique } from '../factories.js';
+import { type Spawned, spawnServer } from '../process/spawn-server.js';
+import { type BareDatabase, createBareDatabase } from '../test-database.js';
+
+export type TwoServers = {
+  /** One super-administrator client per process: [first, second]. */
+  apis: [RawClient, RawClient];
+  baseUrls: [string, string];
+  /** A connection of the test's own, beside the servers', to read what they wrote. */
+  sql: postgres.Sql;
+  /** A token for any subject, signed as the servers expect. */
+  token(input: DevTokenInput): Promise<string>;
+  /** Stops both (SIGTERM), drops the database, and checks that both exited 0. */
+  stop(): Promise<void>;
+};
+
+const SECRET = 'two-servers-secret-of-at-least-32-bytes-long';
+
+/**
+ * Two built server processes on one fresh PostgreSQL database, started together (so they also
+ * race on the migrations): what a race across processes needs, since they share no memory.
+ */
+export async function startTwoServers(env: Record<string, string> = {}): Promise<TwoServers> {
+  const database: BareDatabase = await createBareDatabase();
+  const workdir = mkdtempSync(join(tmpdir(), 'tms-two-servers-'));
+  const adminSubject = unique('race-admin');
+  const serverEnv = {
+    DATABASE_URL: database.url,
+    AUTH_JWT_SECRET: SECRET,
+    NODE_ENV: 'test',
+    SUPER_ADMIN_SUBJECTS: adminSubject,
+    ...env,
+  };
+  const servers: Spawned[] = await Promise.all([
+    spawnServer(serverEnv, workdir),
+    spawnServer(serverEnv, workdir),
+  ]);
+  const [first, second] = servers as [Spawned, Spawned];
+  const adminToken = await signDevToken(SECRET, { sub: adminSubject });
+  const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  return {
+    apis: [
+      createRawClient({ baseUrl: first.baseUrl, token: adminToken }),
+      createRawClient({ baseUrl: second.baseUrl, token: adminToken }),
+    ],
+    baseUrls: [first.baseUrl, second.baseUrl],
+    sql,
+    token: (input) => signDevToken(SECRET, input),
+    stop: async () => {
+      await sql.end({ timeout: 5 });
+      for (const server of servers) server.child.kill('SIGTERM');
+      const exits = await Promise.all(servers.map((s) => s.exit));
+      await database.drop();
+      rmSync(workdir, { recursive: true, force: true });
+      // After the database is gone, so that a failed stop leaves nothing behind.
+      expect(exits).toEqual(servers.map(() => ({ code: 0, signal: null })));
+    },
+  };
+}
