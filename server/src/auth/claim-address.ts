@@ -1,10 +1,10 @@
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { UserRow } from '../db/schema.js';
+import type { EmailIdentity } from '../identity/email-address.js';
 import { lockTenantsOfUsers, moveMemberships } from '../modules/memberships/memberships.repository.js';
 import {
   deleteUser,
-  type EmailIdentity,
   findUserByEmail,
   lockUserByEmail,
   updateUserClaims,

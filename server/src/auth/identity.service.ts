@@ -2,10 +2,9 @@ import type { Caller } from '../access/caller.js';
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { UserRow } from '../db/schema.js';
-import { canonicalEmail } from '../identity/email-address.js';
+import { type EmailIdentity, emailIdentity } from '../identity/email-address.js';
 import {
   claimOrInsertUser,
-  type EmailIdentity,
   findUserBySubject,
   insertUserIfAbsent,
   updateUserClaims,
@@ -27,8 +26,7 @@ const toCaller = (row: UserRow, subject: string): Caller => ({
  */
 function verifiedEmailOf(claims: TokenClaims): EmailIdentity | undefined {
   if (!claims.emailVerified || claims.email === undefined) return undefined;
-  const canonical = canonicalEmail(claims.email);
-  return canonical ? { address: claims.email, canonical } : undefined;
+  return emailIdentity(claims.email);
 }
 
 /** Tokens whose claims were already compared with the record: each new token is looked at once. */

@@ -22,6 +22,15 @@ export function canonicalEmail(address: string): string | undefined {
   return `${asciiLowerCase(address.slice(0, at))}@${domain}`;
 }
 
+/** An address as given (shown) with the form that identifies its owner (looked up). */
+export type EmailIdentity = { address: string; canonical: string };
+
+/** The address with its canonical form; undefined when it is not valid. */
+export function emailIdentity(address: string): EmailIdentity | undefined {
+  const canonical = canonicalEmail(address);
+  return canonical === undefined ? undefined : { address, canonical };
+}
+
 /** Why an address is refused, for the validation error; undefined when it is valid. */
 export function emailProblem(address: string): string | undefined {
   return analyzeEmail(address)?.error ?? (canonicalEmail(address) ? undefined : 'not a valid email address');

@@ -3,10 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type UserRow, users } from '../../db/schema.js';
-import { canonicalEmail } from '../../identity/email-address.js';
-
-/** An address as given (shown) with the form that identifies its owner (looked up). */
-export type EmailIdentity = { address: string; canonical: string };
+import { canonicalEmail, type EmailIdentity } from '../../identity/email-address.js';
 
 const userBySubject = preparedPer((db) =>
   db
