@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RawClient } from '@tms/client';
 import type { Role } from '@tms/contract';
-import { listMemberships } from '../src/modules/memberships/membership-pages.repository.js';
+import { listMembershipsAs } from '../src/modules/memberships/membership-pages.repository.js';
 import { insertMembership } from '../src/modules/memberships/memberships.repository.js';
 import { createTenant } from '../src/modules/tenants/tenants.service.js';
 import { grantSuperAdmin, insertUserIfAbsent } from '../src/modules/users/users.repository.js';
@@ -38,7 +38,9 @@ export async function createTenantFixture(
 ): Promise<TenantFixture> {
   const theOwner = owner ?? (await createActor(h));
   const tenant = await createTenant(h.db, { name, slug, owner: { userId: theOwner.userId } });
-  const [membership] = await listMemberships(h.db, { tenantId: tenant.id, limit: 1 });
+  const {
+    items: [membership],
+  } = await listMembershipsAs(h.db, theOwner.subject, { tenantId: tenant.id, limit: 1 });
   if (!membership) throw new Error('factory could not read the owner membership');
   return { tenantId: tenant.id, slug, owner: theOwner, ownerMembershipId: membership.id };
 }

@@ -1,9 +1,13 @@
 import { createClient, isApiError } from '@tms/client';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTenant } from '../src/modules/tenants/tenants.repository.js';
+import { tenants } from '../src/db/schema.js';
 import { type Actor, addMember, createSuperAdmin, createTenantFixture } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { expectError, membershipRow } from './membership-helpers.js';
+
+/** The tenant's row as the database holds it. */
+const tenantRow = async (id: string) => (await h.db.select().from(tenants).where(eq(tenants.id, id)))[0];
 
 // ETag / If-Match (RFC 9110 §13.1.1) on memberships and tenants alike: GET and every change answer
 // the ETag; PATCH and DELETE refuse with 412 when If-Match names another version. If-Match
@@ -86,7 +90,7 @@ describe('tenants', () => {
       });
       expectError(refused, 412, 'PRECONDITION_FAILED');
     }
-    expect(await findTenant(h.db, t.tenantId)).toMatchObject({ name: `Tenant ${t.slug}`, version: 1 });
+    expect(await tenantRow(t.tenantId)).toMatchObject({ name: `Tenant ${t.slug}`, version: 1 });
   });
 
   it('DELETE refuses a stale If-Match with 412 and deletes with a matching one', async () => {
@@ -95,9 +99,9 @@ describe('tenants', () => {
     await admin.api.tenants.update({ params, body: { name: 'Moved on' } });
     const stale = await admin.api.tenants.remove({ params, headers: { 'if-match': '"1"' } });
     expectError(stale, 412, 'PRECONDITION_FAILED');
-    expect(await findTenant(h.db, t.tenantId)).toBeDefined();
+    expect(await tenantRow(t.tenantId)).toBeDefined();
     expect((await admin.api.tenants.remove({ params, headers: { 'if-match': '"2"' } })).status).toBe(204);
-    expect(await findTenant(h.db, t.tenantId)).toBeUndefined();
+    expect(await tenantRow(t.tenantId)).toBeUndefined();
   });
 
   it('a missing tenant is 404 whatever If-Match says', async () => {
@@ -124,6 +128,6 @@ describe('the SDK', () => {
     );
     await sdk.memberships.remove(t.tenantId, member.membershipId, { ifMatch: 1 });
     await sdk.tenants.remove(t.tenantId, { ifMatch: 1 });
-    expect(await findTenant(h.db, t.tenantId)).toBeUndefined();
+    expect(await tenantRow(t.tenantId)).toBeUndefined();
   });
 });

@@ -38,9 +38,9 @@ export async function findCallerInTenant(
 }
 
 /**
- * Locks the tenant's row for the rest of the transaction, then reads the caller's role in it: the
- * facts a write decides on. The lock serialises the membership writes of one tenant, so the
- * last-owner rule and the hierarchy checks read a picture nobody changes before commit.
+ * Locks the tenant's row for the rest of the transaction, then reads the caller and its role in
+ * it: the facts a write decides on. The lock serialises the membership writes of one tenant, so
+ * the last-owner rule and the hierarchy checks read a picture nobody changes before commit.
  *
  * Two statements, not one: under READ COMMITTED a statement reads with the snapshot it started
  * with, so a role read alongside the lock would be the one from before the wait, and the writer
@@ -50,23 +50,15 @@ export async function findCallerInTenant(
 export async function lockTenantForWrite(
   tx: Transaction,
   tenantId: string,
-  caller: { userId: string; isSuperAdmin: boolean },
-): Promise<TenantFact> {
-  const [locked] = await tx
+  subject: string,
+): Promise<{ user: UserRow | undefined; tenant: TenantFact }> {
+  await tx
     .select({ id: tenants.id })
     .from(tenants)
     .where(eq(tenants.id, tenantId))
     .for('update')
     .prepare('lock_tenant')
     .execute();
-  if (!locked) return { exists: false, role: null };
-  // A super administrator's rights do not depend on a membership.
-  if (caller.isSuperAdmin) return { exists: true, role: null };
-  const [member] = await tx
-    .select({ role: tenantMemberships.role })
-    .from(tenantMemberships)
-    .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.userId, caller.userId)))
-    .prepare('role_in_tenant')
-    .execute();
-  return { exists: true, role: member?.role ?? null };
+  const found = await findCallerInTenant(tx, subject, tenantId);
+  return { user: found?.user, tenant: found?.tenant ?? { exists: false, role: null } };
 }

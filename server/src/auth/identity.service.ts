@@ -12,7 +12,7 @@ import {
 import { claimAddress } from './claim-address.js';
 import type { TokenClaims } from './token-verifier.js';
 
-const toCaller = (row: UserRow, subject: string): Caller => ({
+export const toCaller = (row: UserRow, subject: string): Caller => ({
   userId: row.id,
   subject,
   email: row.email,
@@ -46,15 +46,21 @@ export async function identify(
 ): Promise<{ caller: Caller; membershipsMoved: boolean }> {
   if (!known)
     return { caller: toCaller(await signInFirstTime(db, claims), claims.sub), membershipsMoved: true };
-  const email = verifiedEmailOf(claims);
-  if (refreshed.has(claims) || !differs(known, claims, email)) {
+  if (identityIsCurrent(claims, known))
     return { caller: toCaller(known, claims.sub), membershipsMoved: false };
-  }
+  const email = verifiedEmailOf(claims);
   refreshed.add(claims);
   const membershipsMoved = await refreshClaims(db, known, claims, email);
   const user = (await findUserBySubject(db, claims.sub)) ?? known;
   return { caller: toCaller(user, claims.sub), membershipsMoved };
 }
+
+/**
+ * Whether the record needs nothing from these claims: it exists, and its name and address are the
+ * token's, or this token was already looked at. A read that found such a record goes on with it.
+ */
+export const identityIsCurrent = (claims: TokenClaims, known: UserRow | undefined): known is UserRow =>
+  known !== undefined && (refreshed.has(claims) || !differs(known, claims, verifiedEmailOf(claims)));
 
 const differs = (user: UserRow, claims: TokenClaims, email: EmailIdentity | undefined) =>
   (claims.name !== undefined && claims.name !== user.displayName) ||

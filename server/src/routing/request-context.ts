@@ -1,5 +1,6 @@
 import type { Caller } from '../access/caller.js';
-import type { AccessFacts, TenantAccess } from '../access/decide-access.js';
+import { type AccessFacts, accessRuleOf, type TenantAccess } from '../access/decide-access.js';
+import type { Requester } from '../access/read-as-caller.js';
 import type { TokenClaims } from '../auth/token-verifier.js';
 import type { Transaction } from '../db/database.js';
 import type { Idempotency } from '../idempotency/idempotent-request.js';
@@ -19,6 +20,8 @@ declare global {
       tenantAccess?: TenantAccess;
       /** A write under a tenant: the transaction its access was decided in, and its change runs in. */
       transaction?: RequestTransaction;
+      /** A read whose caller is looked up with its data, in its one statement (see load-caller.ts). */
+      readsWithCaller?: boolean;
       /** A POST with an Idempotency-Key: run it (and store its answer), or replay the first answer. */
       idempotency?: Idempotency;
       /** Set by ts-rest on every contract route. */
@@ -43,4 +46,21 @@ export function tenantAccessOf(req: { tenantAccess?: TenantAccess }): TenantAcce
 export function transactionOf(req: { transaction?: RequestTransaction }): Transaction {
   if (!req.transaction) throw new Error('transactionOf used on a route that is not a tenant write');
   return req.transaction.tx;
+}
+
+/**
+ * Who asks, for a read that looks its caller up in its own statement: the token's claims, the
+ * route's rule and the URL's tenant; the caller found is kept for the request log.
+ */
+export function requesterOf(req: Express.Request & { params: Record<string, string> }): Requester {
+  if (!req.authClaims) throw new Error('requesterOf used on a route without authentication');
+  const rule = accessRuleOf(req.tsRestRoute);
+  return {
+    claims: req.authClaims,
+    rule,
+    ...(rule === 'tenantAdmin' ? { tenantId: req.params.tenantId } : {}),
+    identified: (caller) => {
+      req.caller = caller;
+    },
+  };
 }

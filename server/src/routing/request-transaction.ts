@@ -65,6 +65,11 @@ export class RequestTransaction {
     return result;
   }
 
+  /** Rolls back before the handler ran: the request goes on in another transaction, or none. */
+  abandon(): Promise<void> {
+    return this.finish(false);
+  }
+
   private async finish(commit: boolean): Promise<void> {
     if (!this.finished) {
       this.finished = true;

@@ -1,24 +1,30 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, type SQL } from 'drizzle-orm';
+import { callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, tenants } from '../../db/schema.js';
 
-const membershipsOfUser = preparedPer((db) =>
-  db
-    .select({
-      tenantMembershipId: tenantMemberships.id,
-      tenantId: tenants.id,
-      tenantSlug: tenants.slug,
-      tenantName: tenants.name,
-      role: tenantMemberships.role,
-    })
-    .from(tenantMemberships)
-    .innerJoin(tenants, eq(tenants.id, tenantMemberships.tenantId))
-    .where(eq(tenantMemberships.userId, sql.placeholder('userId')))
-    .orderBy(asc(tenantMemberships.id))
-    .prepare('memberships_of_user'),
+const callerWithMemberships = preparedPer((db) =>
+  selectWithCaller(
+    db,
+    { rule: 'authenticated', orderBy: (item) => [asc(item.tenantMembershipId as SQL)] },
+    (_gate, caller) =>
+      db
+        .select({
+          tenantMembershipId: tenantMemberships.id,
+          tenantId: tenantMemberships.tenantId,
+          tenantSlug: tenants.slug,
+          tenantName: tenants.name,
+          role: tenantMemberships.role,
+        })
+        .from(tenantMemberships)
+        .innerJoin(tenants, eq(tenants.id, tenantMemberships.tenantId))
+        .where(eq(tenantMemberships.userId, caller.id))
+        .orderBy(asc(tenantMemberships.id)),
+  ).prepare('caller_with_memberships'),
 );
 
-export async function listMembershipsOfUser(db: Executor, userId: string) {
-  return membershipsOfUser(db).execute({ userId });
+/** The caller and its memberships, in one statement. */
+export async function findCallerWithMemberships(db: Executor, subject: string) {
+  return callerReadOf(await callerWithMemberships(db).execute({ subject }));
 }

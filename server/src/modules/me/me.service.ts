@@ -1,10 +1,12 @@
 import { type Me, ROLE_LEVEL } from '@tms/contract';
-import type { Caller } from '../../access/caller.js';
+import { type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database } from '../../db/database.js';
-import { listMembershipsOfUser } from './me.repository.js';
+import { findCallerWithMemberships } from './me.repository.js';
 
-export async function describeCaller(db: Database, caller: Caller): Promise<Me> {
-  const memberships = await listMembershipsOfUser(db, caller.userId);
+export async function describeCaller(db: Database, requester: Requester): Promise<Me> {
+  const { caller, items } = await readAsCaller(db, requester, (subject) =>
+    findCallerWithMemberships(db, subject),
+  );
   return {
     user: {
       userId: caller.userId,
@@ -12,6 +14,6 @@ export async function describeCaller(db: Database, caller: Caller): Promise<Me> 
       displayName: caller.displayName,
       isSuperAdmin: caller.isSuperAdmin,
     },
-    memberships: memberships.map((m) => ({ ...m, roleLevel: ROLE_LEVEL[m.role] })),
+    memberships: items.map((m) => ({ ...m, roleLevel: ROLE_LEVEL[m.role] })),
   };
 }

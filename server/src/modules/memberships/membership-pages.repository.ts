@@ -1,11 +1,12 @@
 import type { MembershipSort, Role } from '@tms/contract';
 import { and, asc, count, desc, eq, gt, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { SortedPosition } from '../../pagination/cursor.js';
 import { likePattern } from '../tenants/tenants.repository.js';
-import { type MembershipWithUser, withUser } from './memberships.repository.js';
+import { type MembershipWithUser, TENANT_READ, withUser } from './memberships.repository.js';
 
 export type ListFilters = { tenantId: string; role?: Role; q?: string };
 
@@ -33,50 +34,56 @@ const shapeKey = (shape: Shape) => Number(shape.after) | (Number(shape.role) << 
  */
 const inCreationOrder = (shape: Shape) =>
   preparedPer((db) =>
-    db
-      .select(withUser)
-      .from(tenantMemberships)
-      .innerJoin(users, eq(users.id, tenantMemberships.userId))
-      .where(
-        and(
-          eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
-          shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
-          shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
-          shape.q
-            ? or(
-                ilike(users.email, sql.placeholder('pattern')),
-                ilike(users.displayName, sql.placeholder('pattern')),
-                ilike(tenantMemberships.invitedDisplayName, sql.placeholder('pattern')),
-              )
-            : undefined,
-        ),
-      )
-      .orderBy(asc(tenantMemberships.id))
-      .limit(sql.placeholder('limit'))
-      .prepare(`memberships_page_${shapeKey(shape)}`),
+    selectWithCaller(db, { ...TENANT_READ, orderBy: (item) => [asc(item.id as SQL)] }, (gate) =>
+      db
+        .select(withUser)
+        .from(tenantMemberships)
+        .innerJoin(users, eq(users.id, tenantMemberships.userId))
+        .where(
+          and(
+            gate,
+            eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
+            shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
+            shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
+            shape.q
+              ? or(
+                  ilike(users.email, sql.placeholder('pattern')),
+                  ilike(users.displayName, sql.placeholder('pattern')),
+                  ilike(tenantMemberships.invitedDisplayName, sql.placeholder('pattern')),
+                )
+              : undefined,
+          ),
+        )
+        .orderBy(asc(tenantMemberships.id))
+        .limit(sql.placeholder('limit')),
+    ).prepare(`memberships_page_${shapeKey(shape)}`),
   );
 
 const CREATION_ORDER = Array.from({ length: 8 }, (_, key) =>
   inCreationOrder({ after: (key & 1) !== 0, role: (key & 2) !== 0, q: (key & 4) !== 0 }),
 );
 
-export async function listMemberships(
+/** The caller (with its role in the tenant) and a page in creation order, in one statement. */
+export async function listMembershipsAs(
   db: Executor,
+  subject: string,
   filters: ListFilters & { afterId?: string; limit: number },
-): Promise<MembershipWithUser[]> {
+): Promise<CallerRead<MembershipWithUser>> {
   const key = shapeKey({
     after: Boolean(filters.afterId),
     role: Boolean(filters.role),
     q: Boolean(filters.q),
   });
   const query = CREATION_ORDER[key] as (typeof CREATION_ORDER)[number];
-  return query(db).execute({
+  const rows = await query(db).execute({
+    subject,
     tenantId: filters.tenantId,
     afterId: filters.afterId,
     role: filters.role,
     pattern: filters.q ? likePattern(filters.q) : undefined,
     limit: filters.limit,
   });
+  return callerReadOf(rows);
 }
 
 /**
@@ -98,28 +105,43 @@ export type SortedRow = MembershipWithUser & { sortKey: string | null };
  * (ties in creation order, missing values last). The cursor is past (value, id), so a page never
  * repeats or skips a row, however many share a value.
  */
-export async function listMembershipsSorted(
+export async function listMembershipsSortedAs(
   db: Executor,
+  subject: string,
   filters: ListFilters & {
     sort: Exclude<MembershipSort, 'createdAt'>;
     after?: SortedPosition;
     limit: number;
   },
-): Promise<SortedRow[]> {
+): Promise<CallerRead<SortedRow>> {
   const base = filtered(filters, filters.q ? likePattern(filters.q) : undefined);
-  const query = db.select({ ...withUser, sortKey: sortKeyOf(filters.sort) }).from(tenantMemberships);
-  const joined = query.innerJoin(users, eq(users.id, tenantMemberships.userId));
-  if (filters.sort === '-createdAt') {
-    return joined
-      .where(and(base, filters.after ? lt(tenantMemberships.id, filters.after.id) : undefined))
-      .orderBy(desc(tenantMemberships.id))
-      .limit(filters.limit);
-  }
-  const key = SORT_KEYS[filters.sort];
-  return joined
-    .where(and(base, filters.after ? pastPosition(key, filters.after) : undefined))
-    .orderBy(sql`${key} asc nulls last`, asc(tenantMemberships.id))
-    .limit(filters.limit);
+  const newestFirst = filters.sort === '-createdAt';
+  const key = newestFirst ? undefined : SORT_KEYS[filters.sort as keyof typeof SORT_KEYS];
+  const statement = selectWithCaller(
+    db,
+    {
+      ...TENANT_READ,
+      orderBy: (item) =>
+        newestFirst ? [desc(item.id as SQL)] : [sql`${item.sortKey} asc nulls last`, asc(item.id as SQL)],
+    },
+    (gate) => {
+      const query = db
+        .select({ ...withUser, sortKey: sortKeyOf(filters.sort).as('sort_key') })
+        .from(tenantMemberships)
+        .innerJoin(users, eq(users.id, tenantMemberships.userId));
+      if (!key) {
+        return query
+          .where(and(gate, base, filters.after ? lt(tenantMemberships.id, filters.after.id) : undefined))
+          .orderBy(desc(tenantMemberships.id))
+          .limit(filters.limit);
+      }
+      return query
+        .where(and(gate, base, filters.after ? pastPosition(key, filters.after) : undefined))
+        .orderBy(sql`${key} asc nulls last`, asc(tenantMemberships.id))
+        .limit(filters.limit);
+    },
+  );
+  return callerReadOf(await statement.execute({ subject, tenantId: filters.tenantId }));
 }
 
 const sortKeyOf = (sort: Exclude<MembershipSort, 'createdAt'>): SQL<string | null> =>

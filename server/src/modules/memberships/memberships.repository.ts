@@ -1,6 +1,7 @@
 import type { Role } from '@tms/contract';
-import { and, asc, count, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
+import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, tenants, users } from '../../db/schema.js';
@@ -39,63 +40,28 @@ export async function insertMembership(
   return inserted;
 }
 
-const membershipInTenant = preparedPer((db) =>
-  db
-    .select(withUser)
-    .from(tenantMemberships)
-    .innerJoin(users, eq(users.id, tenantMemberships.userId))
-    .where(inTenant(sql.placeholder('tenantId'), sql.placeholder('membershipId')))
-    .limit(1)
-    .prepare('membership_in_tenant'),
+/** Membership reads are tenant routes: their statements are gated by the tenant-admin rule. */
+export const TENANT_READ = { rule: 'tenantAdmin', tenantId: sql.placeholder('tenantId') } as const;
+
+const membershipWithCaller = preparedPer((db) =>
+  selectWithCaller(db, TENANT_READ, (gate) =>
+    db
+      .select(withUser)
+      .from(tenantMemberships)
+      .innerJoin(users, eq(users.id, tenantMemberships.userId))
+      .where(and(gate, inTenant(sql.placeholder('tenantId'), sql.placeholder('membershipId'))))
+      .limit(1),
+  ).prepare('membership_with_caller'),
 );
 
-export async function findMembership(
+/** The caller (with its role in the tenant) and the membership, in one statement. */
+export async function findMembershipAs(
   db: Executor,
+  subject: string,
   tenantId: string,
   membershipId: string,
-): Promise<MembershipWithUser | undefined> {
-  const [row] = await membershipInTenant(db).execute({ tenantId, membershipId });
-  return row;
-}
-
-export async function updateMembershipRole(
-  db: Executor,
-  tenantId: string,
-  membershipId: string,
-  role: Role,
-): Promise<MembershipRow | undefined> {
-  const [row] = await db
-    .update(tenantMemberships)
-    .set({ role, version: sql`${tenantMemberships.version} + 1`, updatedAt: sql`now()` })
-    .where(inTenant(tenantId, membershipId))
-    .returning()
-    .prepare('update_membership_role')
-    .execute();
-  return row;
-}
-
-export async function deleteMembership(
-  db: Executor,
-  tenantId: string,
-  membershipId: string,
-): Promise<boolean> {
-  const rows = await db
-    .delete(tenantMemberships)
-    .where(inTenant(tenantId, membershipId))
-    .returning({ id: tenantMemberships.id })
-    .prepare('delete_membership')
-    .execute();
-  return rows.length > 0;
-}
-
-export async function countOwners(db: Executor, tenantId: string): Promise<number> {
-  const [row] = await db
-    .select({ owners: count() })
-    .from(tenantMemberships)
-    .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.role, 'OWNER')))
-    .prepare('count_owners')
-    .execute();
-  return row?.owners ?? 0;
+): Promise<CallerRead<MembershipWithUser>> {
+  return callerReadOf(await membershipWithCaller(db).execute({ subject, tenantId, membershipId }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import { enveloped } from '../../routing/enveloped.js';
-import { tenantAccessOf, transactionOf } from '../../routing/request-context.js';
+import { requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
 import { toMembershipDto } from './memberships.dto.js';
 import type { MembershipWithUser } from './memberships.repository.js';
@@ -14,13 +14,14 @@ import {
 } from './memberships.service.js';
 
 /**
- * Tenant routes. Access was decided before the request got here; writes run in the transaction it
- * was decided in (transactionOf), which commits before the answer is sent.
+ * Tenant routes. Reads decide access on the caller read with their data (requesterOf); writes were
+ * decided before the request got here, and run in the transaction they were decided in
+ * (transactionOf), which commits before the answer is sent.
  */
 export const membershipsRouter = (db: Database) =>
   enveloped(contract.memberships, {
     list: async ({ req, query }) => {
-      const page = await listMembershipsPage(db, tenantAccessOf(req), query);
+      const page = await listMembershipsPage(db, requesterOf(req), query);
       const meta = {
         nextCursor: page.nextCursor,
         ...(page.total === undefined ? {} : { total: page.total }),
@@ -28,7 +29,7 @@ export const membershipsRouter = (db: Database) =>
       return { status: 200, data: page.items.map(toMembershipDto), meta };
     },
     get: async ({ req, params }) =>
-      withEtag(200, await getMembership(db, tenantAccessOf(req).tenantId, params.tenantMembershipId)),
+      withEtag(200, await getMembership(db, requesterOf(req), params.tenantMembershipId)),
     create: async ({ req, body }) =>
       withEtag(201, await createMembership(transactionOf(req), tenantAccessOf(req), body)),
     update: async ({ req, params, body, headers }) =>

@@ -6,13 +6,14 @@ import {
   type UpdateMembershipBody,
 } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
-import type { Database, Executor, Transaction } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/db-errors.js';
+import { parsedAfterAccess, type Requester, readAsCaller } from '../../access/read-as-caller.js';
+import type { Database, Transaction } from '../../db/database.js';
 import {
   LastOwnerError,
   MembershipAlreadyExistsError,
   MembershipNotFoundError,
   RoleHierarchyViolationError,
+  UserNotFoundError,
 } from '../../errors/index.js';
 import {
   decodeCursor,
@@ -22,23 +23,21 @@ import {
   toPage,
 } from '../../pagination/cursor.js';
 import { assertIfMatch } from '../shared/if-match.js';
-import { getOrInviteUser } from '../users/users.service.js';
+import { emailIdentityOf } from '../users/users.service.js';
+import {
+  type Before,
+  deleteReturningBefore,
+  insertMembershipOfAddress,
+  insertMembershipOfUser,
+  updateRoleReturningBefore,
+} from './membership-changes.repository.js';
 import {
   countMemberships,
   type ListFilters,
-  listMemberships,
-  listMembershipsSorted,
+  listMembershipsAs,
+  listMembershipsSortedAs,
 } from './membership-pages.repository.js';
-import {
-  countOwners,
-  deleteMembership,
-  findMembership,
-  insertMembership,
-  type MembershipWithUser,
-  updateMembershipRole,
-} from './memberships.repository.js';
-
-const MEMBERSHIP_KEY = 'tenant_memberships_tenant_user_key';
+import { findMembershipAs, type MembershipWithUser } from './memberships.repository.js';
 
 /** Nobody hands out, or acts on, a role above their own: an ADMIN cannot make or unmake an OWNER. */
 function assertWithinLevel(access: TenantAccess, role: Role, message: string): void {
@@ -47,61 +46,76 @@ function assertWithinLevel(access: TenantAccess, role: Role, message: string): v
 
 /** The membership, within the tenant (the scope rule), or MEMBERSHIP_NOT_FOUND. */
 export async function getMembership(
-  db: Executor,
-  tenantId: string,
+  db: Database,
+  requester: Requester,
   membershipId: string,
 ): Promise<MembershipWithUser> {
-  const membership = await findMembership(db, tenantId, membershipId);
+  const tenantId = tenantIdOf(requester);
+  const { items } = await readAsCaller(db, requester, (subject) =>
+    findMembershipAs(db, subject, tenantId, membershipId),
+  );
+  const [membership] = items;
   if (!membership) throw new MembershipNotFoundError(membershipId);
   return membership;
 }
+
+const tenantIdOf = (requester: Requester): string => {
+  if (requester.tenantId === undefined) throw new Error('a membership route without a tenant');
+  return requester.tenantId;
+};
 
 /**
  * A tenant without an OWNER could never be administered again by its own people. Every writer
  * holds the tenant's row lock (see lockTenantForWrite), so this count cannot go stale before commit,
  * whichever process the racing request reached.
  */
-async function assertNotLastOwner(db: Executor, membership: MembershipWithUser): Promise<void> {
-  if (membership.role === 'OWNER' && (await countOwners(db, membership.tenantId)) <= 1) {
-    throw new LastOwnerError();
-  }
+function assertNotLastOwner(before: Before): void {
+  if (before.role === 'OWNER' && (before.owners ?? 0) <= 1) throw new LastOwnerError();
 }
 
 export type MembershipPage = Page<MembershipWithUser> & { total?: number };
 
-/** A page of the tenant's members in the order asked for; with includeTotal, how many match. */
+/**
+ * A page of the tenant's members in the order asked for, read with the caller in one statement;
+ * with includeTotal, how many match (one more statement, once access is granted).
+ */
 export async function listMembershipsPage(
   db: Database,
-  access: TenantAccess,
+  requester: Requester,
   query: ListMembershipsQuery,
 ): Promise<MembershipPage> {
-  const filters = { tenantId: access.tenantId, role: query.role, q: query.q };
-  const [page, total] = await Promise.all([
-    pageInOrder(db, filters, query),
-    query.includeTotal ? countMemberships(db, filters) : undefined,
-  ]);
-  return total === undefined ? page : { ...page, total };
+  const filters = { tenantId: tenantIdOf(requester), role: query.role, q: query.q };
+  const page = await pageInOrder(db, requester, filters, query);
+  if (!query.includeTotal) return page;
+  return { ...page, total: await countMemberships(db, filters) };
 }
 
 async function pageInOrder(
   db: Database,
+  requester: Requester,
   filters: ListFilters,
   query: ListMembershipsQuery,
 ): Promise<Page<MembershipWithUser>> {
   const limit = query.limit + 1;
   const { sort } = query;
   if (sort === 'createdAt') {
-    const rows = await listMemberships(db, { ...filters, afterId: decodeCursor(query.cursor), limit });
-    return toPage(rows, query.limit);
+    const afterId = await parsedAfterAccess(db, requester, () => decodeCursor(query.cursor));
+    const { items } = await readAsCaller(db, requester, (subject) =>
+      listMembershipsAs(db, subject, { ...filters, afterId, limit }),
+    );
+    return toPage(items, query.limit);
   }
-  const after = decodeSortedCursor(query.cursor, sort);
-  const rows = await listMembershipsSorted(db, { ...filters, sort, after, limit });
-  return toPage(rows, query.limit, (last) => encodeSortedCursor(sort, { key: last.sortKey, id: last.id }));
+  const after = await parsedAfterAccess(db, requester, () => decodeSortedCursor(query.cursor, sort));
+  const { items } = await readAsCaller(db, requester, (subject) =>
+    listMembershipsSortedAs(db, subject, { ...filters, sort, after, limit }),
+  );
+  return toPage(items, query.limit, (last) => encodeSortedCursor(sort, { key: last.sortKey, id: last.id }));
 }
 
 /**
  * Writes take the transaction their access was decided in (see routing/request-transaction.ts):
- * the tenant's row is locked, and `access` was read under that lock.
+ * the tenant's row is locked, and `access` was read under that lock. Each is one statement; a rule
+ * it breaks throws, which rolls the transaction back with the change (see membership-changes).
  */
 export async function createMembership(
   tx: Transaction,
@@ -109,20 +123,30 @@ export async function createMembership(
   body: CreateMembershipBody,
 ): Promise<MembershipWithUser> {
   assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-  const user = await getOrInviteUser(tx, body, 'body.email');
-  const invitedDisplayName = 'email' in body ? (body.displayName ?? null) : null;
-  try {
-    const row = await insertMembership(tx, {
-      tenantId: access.tenantId,
-      userId: user.id,
-      role: body.role,
-      invitedDisplayName,
-    });
-    return { ...row, user: { email: user.email, displayName: user.displayName } };
-  } catch (error) {
-    if (isUniqueViolation(error, MEMBERSHIP_KEY)) throw new MembershipAlreadyExistsError();
-    throw error;
+  const { person, added } = await addMember(tx, access.tenantId, body);
+  if (!added || !person) throw new MembershipAlreadyExistsError();
+  return { ...added, user: person };
+}
+
+async function addMember(tx: Transaction, tenantId: string, body: CreateMembershipBody) {
+  const { role } = body;
+  if ('userId' in body) {
+    const result = await insertMembershipOfUser(tx, { tenantId, userId: body.userId, role });
+    if (!result.person) throw new UserNotFoundError(body.userId);
+    return result;
   }
+  const membership = {
+    tenantId,
+    role,
+    email: emailIdentityOf(body.email, 'body.email'),
+    invitedDisplayName: body.displayName ?? null,
+  };
+  const first = await insertMembershipOfAddress(tx, membership);
+  if (first.person) return first;
+  // Someone else's statement took the address meanwhile: this one, started later, sees its holder.
+  const second = await insertMembershipOfAddress(tx, membership);
+  if (!second.person) throw new Error('the holder of an email address vanished while inviting');
+  return second;
 }
 
 export async function changeMembershipRole(
@@ -132,19 +156,14 @@ export async function changeMembershipRole(
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const membership = await getMembership(tx, access.tenantId, membershipId);
-  assertWithinLevel(
-    access,
-    membership.role,
-    `You may not change a membership whose role is ${membership.role}`,
-  );
+  const changed = await updateRoleReturningBefore(tx, access.tenantId, membershipId, body.role);
+  if (!changed) throw new MembershipNotFoundError(membershipId);
+  const { before, after } = changed;
+  assertWithinLevel(access, before.role, `You may not change a membership whose role is ${before.role}`);
   assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-  assertIfMatch(ifMatch, membership.version);
-  if (body.role === membership.role) return membership;
-  if (body.role !== 'OWNER') await assertNotLastOwner(tx, membership);
-  const updated = await updateMembershipRole(tx, access.tenantId, membershipId, body.role);
-  if (!updated) throw new MembershipNotFoundError(membershipId);
-  return { ...updated, user: membership.user };
+  assertIfMatch(ifMatch, before.version);
+  if (body.role !== 'OWNER') assertNotLastOwner(before);
+  return after ?? before;
 }
 
 export async function removeMembership(
@@ -153,14 +172,9 @@ export async function removeMembership(
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
-  const membership = await getMembership(tx, access.tenantId, membershipId);
-  assertWithinLevel(
-    access,
-    membership.role,
-    `You may not remove a membership whose role is ${membership.role}`,
-  );
-  assertIfMatch(ifMatch, membership.version);
-  await assertNotLastOwner(tx, membership);
-  if (!(await deleteMembership(tx, access.tenantId, membershipId)))
-    throw new MembershipNotFoundError(membershipId);
+  const before = await deleteReturningBefore(tx, access.tenantId, membershipId);
+  if (!before) throw new MembershipNotFoundError(membershipId);
+  assertWithinLevel(access, before.role, `You may not remove a membership whose role is ${before.role}`);
+  assertIfMatch(ifMatch, before.version);
+  assertNotLastOwner(before);
 }

@@ -1,5 +1,7 @@
 import { and, asc, eq, gt, ilike, or, type SQL, sql } from 'drizzle-orm';
+import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
+import { preparedPer } from '../../db/prepared.js';
 import { type TenantRow, tenants } from '../../db/schema.js';
 
 /** Escapes LIKE's wildcards so that a search for "50%" means the characters, not a pattern. */
@@ -14,9 +16,26 @@ export async function insertTenant(
   return inserted;
 }
 
-export async function findTenant(db: Executor, id: string): Promise<TenantRow | undefined> {
-  const [row] = await db.select().from(tenants).where(eq(tenants.id, id)).limit(1);
-  return row;
+/** Platform reads are for super administrators: their statements are gated by that rule. */
+const PLATFORM_READ = { rule: 'superAdmin' } as const;
+
+const tenantWithCaller = preparedPer((db) =>
+  selectWithCaller(db, PLATFORM_READ, (gate) =>
+    db
+      .select()
+      .from(tenants)
+      .where(and(gate, eq(tenants.id, sql.placeholder('tenantId'))))
+      .limit(1),
+  ).prepare('tenant_with_caller'),
+);
+
+/** The caller and the tenant, in one statement. */
+export async function findTenantAs(
+  db: Executor,
+  subject: string,
+  id: string,
+): Promise<CallerRead<TenantRow>> {
+  return callerReadOf(await tenantWithCaller(db).execute({ subject, tenantId: id }));
 }
 
 /** The tenant, locked for the rest of the transaction: its changes then apply to what was checked. */
@@ -25,22 +44,32 @@ export async function findTenantForUpdate(db: Executor, id: string): Promise<Ten
   return row;
 }
 
-export async function listTenants(
+/** The caller and a page of tenants, in one statement. */
+export async function listTenantsAs(
   db: Executor,
+  subject: string,
   options: { afterId?: string; q?: string; limit: number },
-): Promise<TenantRow[]> {
-  const conditions: (SQL | undefined)[] = [
-    options.afterId ? gt(tenants.id, options.afterId) : undefined,
-    options.q
-      ? or(ilike(tenants.name, likePattern(options.q)), ilike(tenants.slug, likePattern(options.q)))
-      : undefined,
-  ];
-  return db
-    .select()
-    .from(tenants)
-    .where(and(...conditions))
-    .orderBy(asc(tenants.id))
-    .limit(options.limit);
+): Promise<CallerRead<TenantRow>> {
+  const statement = selectWithCaller(
+    db,
+    { ...PLATFORM_READ, orderBy: (item) => [asc(item.id as SQL)] },
+    (gate) =>
+      db
+        .select()
+        .from(tenants)
+        .where(
+          and(
+            gate,
+            options.afterId ? gt(tenants.id, options.afterId) : undefined,
+            options.q
+              ? or(ilike(tenants.name, likePattern(options.q)), ilike(tenants.slug, likePattern(options.q)))
+              : undefined,
+          ),
+        )
+        .orderBy(asc(tenants.id))
+        .limit(options.limit),
+  );
+  return callerReadOf(await statement.execute({ subject }));
 }
 
 export async function updateTenant(

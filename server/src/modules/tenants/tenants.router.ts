@@ -2,6 +2,7 @@ import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import type { TenantRow } from '../../db/schema.js';
 import { enveloped } from '../../routing/enveloped.js';
+import { requesterOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
 import { toTenantDto } from './tenants.dto.js';
 import { createTenant, getTenant, listTenantsPage, removeTenant, renameTenant } from './tenants.service.js';
@@ -12,15 +13,18 @@ const withEtag = (tenant: TenantRow) => ({
   headers: { ETag: etagOf(tenant.version) },
 });
 
-/** Platform routes; the super-administrator rule is applied by the authorise middleware. */
+/**
+ * Platform routes, for super administrators: reads decide on the caller read with their data,
+ * changes were decided by the authorise middleware.
+ */
 export const tenantsRouter = (db: Database) =>
   enveloped(contract.tenants, {
     create: async ({ body }) => ({ ...withEtag(await createTenant(db, body)), status: 201 }),
-    list: async ({ query }) => {
-      const page = await listTenantsPage(db, query);
+    list: async ({ req, query }) => {
+      const page = await listTenantsPage(db, requesterOf(req), query);
       return { status: 200, data: page.items.map(toTenantDto), meta: { nextCursor: page.nextCursor } };
     },
-    get: async ({ params }) => withEtag(await getTenant(db, params.tenantId)),
+    get: async ({ req, params }) => withEtag(await getTenant(db, requesterOf(req), params.tenantId)),
     update: async ({ params, body, headers }) =>
       withEtag(await renameTenant(db, params.tenantId, body, headers['if-match'])),
     remove: async ({ params, headers }) => {

@@ -1,5 +1,6 @@
 import type { CreateTenantBody, ListTenantsQuery, UpdateTenantBody } from '@tms/contract';
 import { v7 as uuidv7 } from 'uuid';
+import { parsedAfterAccess, type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import type { TenantRow } from '../../db/schema.js';
@@ -10,10 +11,10 @@ import { assertIfMatch } from '../shared/if-match.js';
 import { getOrInviteUser } from '../users/users.service.js';
 import {
   deleteTenant,
-  findTenant,
+  findTenantAs,
   findTenantForUpdate,
   insertTenant,
-  listTenants,
+  listTenantsAs,
   updateTenant,
 } from './tenants.repository.js';
 
@@ -40,19 +41,23 @@ export async function createTenant(db: Database, input: CreateTenantBody): Promi
   }
 }
 
-export async function getTenant(db: Database, tenantId: string): Promise<TenantRow> {
-  const tenant = await findTenant(db, tenantId);
+export async function getTenant(db: Database, requester: Requester, tenantId: string): Promise<TenantRow> {
+  const { items } = await readAsCaller(db, requester, (subject) => findTenantAs(db, subject, tenantId));
+  const [tenant] = items;
   if (!tenant) throw new TenantNotFoundError(tenantId);
   return tenant;
 }
 
-export async function listTenantsPage(db: Database, query: ListTenantsQuery): Promise<Page<TenantRow>> {
-  const rows = await listTenants(db, {
-    afterId: decodeCursor(query.cursor),
-    q: query.q,
-    limit: query.limit + 1,
-  });
-  return toPage(rows, query.limit);
+export async function listTenantsPage(
+  db: Database,
+  requester: Requester,
+  query: ListTenantsQuery,
+): Promise<Page<TenantRow>> {
+  const afterId = await parsedAfterAccess(db, requester, () => decodeCursor(query.cursor));
+  const { items } = await readAsCaller(db, requester, (subject) =>
+    listTenantsAs(db, subject, { afterId, q: query.q, limit: query.limit + 1 }),
+  );
+  return toPage(items, query.limit);
 }
 
 export async function renameTenant(

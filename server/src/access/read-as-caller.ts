@@ -1,0 +1,60 @@
+import type { RouteAccess } from '@tms/contract';
+import { identify, identityIsCurrent, toCaller } from '../auth/identity.service.js';
+import type { TokenClaims } from '../auth/token-verifier.js';
+import type { Database } from '../db/database.js';
+import type { Caller } from './caller.js';
+import { type CallerRead, type CallerRow, readCallerOnly } from './caller-read.repository.js';
+import { decideAccess, type TenantAccess } from './decide-access.js';
+
+/** Who asks, as a read needs to know: the token's claims, the route's rule, the URL's tenant. */
+export type Requester = {
+  claims: TokenClaims;
+  rule: RouteAccess;
+  tenantId?: string;
+  /** Told who the caller turned out to be (for the request log). */
+  identified(caller: Caller): void;
+};
+
+/**
+ * A read in one statement: the caller and the data together (`read`, given the token's subject),
+ * then the decision on what came with the caller. The data part is gated in SQL by the same rule,
+ * so a refused caller's statement read none. A caller seen for the first time, or whose token's
+ * claims are new, is identified (created, or brought up to date) and the statement run again: only
+ * that first request pays for more than one.
+ */
+export async function readAsCaller<T>(
+  db: Database,
+  requester: Requester,
+  read: (subject: string) => Promise<CallerRead<T>>,
+): Promise<{ caller: Caller; access: TenantAccess | undefined; items: T[] }> {
+  const { claims } = requester;
+  let result = await read(claims.sub);
+  if (!identityIsCurrent(claims, result.caller)) {
+    await identify(db, claims, result.caller);
+    result = await read(claims.sub);
+  }
+  const row = result.caller;
+  if (!row) throw new Error(`no user for subject ${claims.sub} after identifying it`);
+  const caller = toCaller(row, claims.sub);
+  requester.identified(caller);
+  const access = decideAccess(requester.rule, factsOf(row, requester.tenantId));
+  return { caller, access, items: result.items };
+}
+
+const factsOf = (row: CallerRow, tenantId: string | undefined) => ({
+  isSuperAdmin: row.isSuperAdmin,
+  ...(tenantId === undefined ? {} : { tenant: { tenantId, exists: row.tenantExists, role: row.tenantRole } }),
+});
+
+/**
+ * What a read cannot be built without (a cursor, say), parsed where the statement is built but
+ * answered as validation is: after the access decision, so a refused caller learns nothing from it.
+ */
+export async function parsedAfterAccess<T>(db: Database, requester: Requester, parse: () => T): Promise<T> {
+  try {
+    return parse();
+  } catch (problem) {
+    await readAsCaller(db, requester, (subject) => readCallerOnly(db, subject, requester.tenantId));
+    throw problem;
+  }
+}
