@@ -157,6 +157,39 @@ describe('filters', () => {
     expect((await page(t.owner, t.tenantId, { q: 'nobody-has-this' })).data).toEqual([]);
   });
 
+  it('q= follows the person: a new name from their token, the name a tenant gave when inviting', async () => {
+    const t = await createTenantFixture(h);
+    const tag = unique('fol').replace('-', '');
+    const subject = unique('sub');
+    const user = await insertUserIfAbsent(h.db, { subject, email: null, displayName: 'Old Name' });
+    if (!user) throw new Error('could not create the user');
+    const id = (await insertMembership(h.db, { tenantId: t.tenantId, userId: user.id, role: 'STUDENT' })).id;
+    expect(idsOf((await page(t.owner, t.tenantId, { q: tag })).data)).toEqual([]);
+    // Their next token carries a new name: the record, and what search matches, follow it.
+    expect((await h.client(await h.token(subject, { name: `New ${tag}` })).me.get()).status).toBe(200);
+    expect(idsOf((await page(t.owner, t.tenantId, { q: `new ${tag}` })).data)).toEqual([id]);
+    expect(idsOf((await page(t.owner, t.tenantId, { q: 'old name' })).data)).toEqual([]);
+    const invited = await t.owner.api.memberships.create({
+      params: { tenantId: t.tenantId },
+      body: { role: 'STUDENT', email: uniqueEmail(tag), displayName: `Given ${tag}` },
+    });
+    const invitedId = (invited.body as { data: { tenantMembershipId: string } }).data.tenantMembershipId;
+    expect(idsOf((await page(t.owner, t.tenantId, { q: `given ${tag}` })).data)).toEqual([invitedId]);
+  });
+
+  it('q= never matches across two fields, and refuses control characters with 400', async () => {
+    const t = await createTenantFixture(h);
+    const tag = unique('two').replace('-', '');
+    await member(t.tenantId, 'STUDENT', `${tag}@x${tag}.test`, 'Zed');
+    expect((await page(t.owner, t.tenantId, { q: `x${tag}.test` })).data).toHaveLength(1);
+    expect((await page(t.owner, t.tenantId, { q: `x${tag}.testzed` })).data).toEqual([]);
+    const res = await t.owner.api.memberships.list({
+      params: { tenantId: t.tenantId },
+      query: { q: 'test\nZed' },
+    });
+    expectError(res, 400, 'VALIDATION_FAILED');
+  });
+
   it('q= takes %, _ and \\ as literal characters', async () => {
     const t = await createTenantFixture(h);
     const tag = unique('lit').replace('-', '');

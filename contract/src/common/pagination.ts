@@ -23,5 +23,13 @@ export const queryBoolean = z
   .union([z.boolean(), z.enum(['true', 'false'])])
   .transform((value) => value === true || value === 'true');
 
-/** A free-text filter: case-insensitive substring. */
-export const searchQuery = text().trim().min(1).max(200);
+/**
+ * A free-text filter: case-insensitive substring, of printable text (no control characters: the
+ * server's search index keeps a member's fields one per line, and a line break would join two).
+ */
+export const searchQuery = text()
+  .trim()
+  .min(1)
+  .max(200)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');

@@ -69,6 +69,11 @@ export const tenantMemberships = pgTable(
     // person's own name (from their token) is known. Never written to the user, whom every tenant sees.
     invitedDisplayName: text('invited_display_name'),
     version: integer('version').notNull().default(1),
+    // What member search (`q`) matches, on the membership itself so one index serves a tenant's
+    // search: the person's address and name and this tenant's name for them, one per line (a
+    // search cannot hold a line break, so it never matches across two). Kept by triggers
+    // (migration 0005) whenever the membership or its user changes.
+    search: text('search').notNull().default(''),
     ...timestamps,
   },
   (table) => [
@@ -79,6 +84,8 @@ export const tenantMemberships = pgTable(
     uniqueIndex('tenant_memberships_tenant_user_key').on(table.tenantId, table.userId),
     // Pages filtered by role, and the owner count behind the last-owner rule.
     index('tenant_memberships_tenant_role_id_idx').on(table.tenantId, table.role, table.id),
+    // Member search: a substring match, which a trigram index serves.
+    index('tenant_memberships_search_trgm_idx').using('gin', table.search.op('gin_trgm_ops')),
     // GET /me: the caller's memberships.
     index('tenant_memberships_user_id_idx').on(table.userId),
   ],
@@ -129,4 +136,5 @@ export const idempotencyKeys = pgTable(
 
 export type UserRow = typeof users.$inferSelect;
 export type TenantRow = typeof tenants.$inferSelect;
-export type MembershipRow = typeof tenantMemberships.$inferSelect;
+/** A membership as the service reads it: `search` is for the database's index alone. */
+export type MembershipRow = Omit<typeof tenantMemberships.$inferSelect, 'search'>;

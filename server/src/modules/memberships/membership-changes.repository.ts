@@ -124,6 +124,8 @@ const NEW_ROW_DEFAULTS = {
   },
   membership: {
     version: sql<number>`1`.as('version'),
+    // Filled by the table's trigger, from the user.
+    search: sql<string>`''`.as('search'),
     createdAt: sql<Date>`now()`.as('created_at'),
     updatedAt: sql<Date>`now()`.as('updated_at'),
   },
