@@ -1,59 +1,33 @@
 /**
- * The reference: node:http and one database driver, doing what the service does for the routes the
- * bench drives: verify the HS256 token with jose, read the caller by subject, read the caller's role
- * in the tenant, then the route's own statements, with the very SQL text the service sends (copied
- * from its query log; see server/test/query-count.test.ts for the counts). No framework, no ORM, no
- * validation library, no security headers, no request log: what is left is the floor.
+ * The floor: node:http, jose and one database driver answering the bench's requests with the
+ * fewest round trips the service's rules allow. Each read is one statement that reads the caller,
+ * its role in the URL's tenant and the data together (floor-sql.ts); each write is BEGIN, the
+ * tenant's lock, one statement that reads the caller and makes the change with the rules in its
+ * WHERE, and COMMIT. Verified tokens are cached as the service caches them. Same bodies, statuses
+ * and ETags as the service for what the bench sends (server/test/postgres/bench-floor.test.ts
+ * holds it to that); no framework, no ORM, no validation library, no security headers, no request
+ * log, no rate limit. Not implemented (501): invitations by email, other orders than creation,
+ * `includeTotal`, If-Match. A token whose subject has no user is a 401 here, where the service
+ * would create the user.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jwtVerify } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
+import { Refusal, subjectVerifier } from './floor-auth.js';
+import { CREATE, GET_ONE, type ListShape, LOCK_TENANT, listPage, ME, REMOVE } from './floor-sql.js';
 import { pgliteSql, postgresSql, type Row, type Sql } from './sql.js';
-
-const MEMBERSHIP_COLUMNS = `"tenant_memberships"."id", "tenant_memberships"."tenant_id", "tenant_memberships"."user_id", "tenant_memberships"."role", "tenant_memberships"."version", "tenant_memberships"."created_at", "tenant_memberships"."updated_at"`;
-const WITH_USER = `select ${MEMBERSHIP_COLUMNS}, "users"."email", "users"."display_name" from "tenant_memberships" inner join "users" on "users"."id" = "tenant_memberships"."user_id"`;
-
-export const SQL = {
-  userBySubject: `select "id", "subject", "email", "display_name", "is_super_admin", "created_at", "updated_at" from "users" where "users"."subject" = $1 limit $2`,
-  userWithRole: `select "users"."id", "users"."subject", "users"."email", "users"."display_name", "users"."is_super_admin", "users"."created_at", "users"."updated_at", "tenant_memberships"."role" from "users" left join "tenant_memberships" on ("tenant_memberships"."user_id" = "users"."id" and "tenant_memberships"."tenant_id" = $1) where "users"."subject" = $2 limit $3`,
-  userById: `select "id", "subject", "email", "display_name", "is_super_admin", "created_at", "updated_at" from "users" where "users"."id" = $1 limit $2`,
-  memberRole: `select "role" from "tenant_memberships" where ("tenant_memberships"."tenant_id" = $1 and "tenant_memberships"."user_id" = $2) limit $3`,
-  membership: `${WITH_USER} where ("tenant_memberships"."tenant_id" = $1 and "tenant_memberships"."id" = $2) limit $3`,
-  firstPage: `${WITH_USER} where "tenant_memberships"."tenant_id" = $1 order by "tenant_memberships"."id" asc limit $2`,
-  pageAfter: `${WITH_USER} where ("tenant_memberships"."tenant_id" = $1 and "tenant_memberships"."id" > $2) order by "tenant_memberships"."id" asc limit $3`,
-  myMemberships: `select "tenant_memberships"."id", "tenants"."id", "tenants"."slug", "tenants"."name", "tenant_memberships"."role" from "tenant_memberships" inner join "tenants" on "tenants"."id" = "tenant_memberships"."tenant_id" where "tenant_memberships"."user_id" = $1 order by "tenant_memberships"."id" asc`,
-  lockTenant: `select "id" from "tenants" where "tenants"."id" = $1 for update`,
-  insertMembership: `insert into "tenant_memberships" ("id", "tenant_id", "user_id", "role", "version", "created_at", "updated_at") values ($1, $2, $3, $4, default, default, default) returning "id", "tenant_id", "user_id", "role", "version", "created_at", "updated_at"`,
-  countOwners: `select count(*) from "tenant_memberships" where ("tenant_memberships"."tenant_id" = $1 and "tenant_memberships"."role" = $2)`,
-  deleteMembership: `delete from "tenant_memberships" where ("tenant_memberships"."tenant_id" = $1 and "tenant_memberships"."id" = $2) returning "id"`,
-};
 
 const LEVEL: Record<string, number> = { OWNER: 40, ADMIN: 30, TEACHER: 20, STUDENT: 10 };
 const ADMIN_LEVEL = 30;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ROUTE = /^\/tenants\/([0-9a-f-]{36})\/memberships(?:\/([0-9a-f-]{36}))?$/;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-  ) {
-    super(code);
-  }
-}
-
-type Query = Pick<Sql, 'query'>;
-type Caller = {
-  userId: string;
-  email: string | null;
-  displayName: string | null;
-  isSuperAdmin: boolean;
-  role: string | null;
-};
+/** Above OWNER: a super administrator may do anything an OWNER may, in every tenant. */
+const SUPER_ADMIN_LEVEL = 100;
+const PAGE_SIZE = 20;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ROUTE = /^\/tenants\/([^/]+)\/memberships(?:\/([^/]+))?$/;
+const isUuid = (value: string | undefined): value is string => value !== undefined && UUID.test(value);
 
 const env = process.env;
-const secret = new TextEncoder().encode(env.AUTH_JWT_SECRET ?? '');
+const subjectOf = subjectVerifier(env.AUTH_JWT_SECRET ?? '');
 const sql: Sql = env.BARE_PGLITE_DIR
   ? await pgliteSql(env.BARE_PGLITE_DIR)
   : postgresSql(env.BARE_DATABASE_URL ?? '', {
@@ -61,50 +35,28 @@ const sql: Sql = env.BARE_PGLITE_DIR
       prepare: env.BARE_PREPARE !== '0',
     });
 
-async function authenticate(req: IncomingMessage, tenantId: string | undefined): Promise<Caller> {
-  const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-  if (!match?.[1]) throw new HttpError(401, 'UNAUTHENTICATED');
-  const { payload } = await jwtVerify(match[1], secret, {
-    algorithms: ['HS256'],
-    clockTolerance: 5,
-    requiredClaims: ['sub'],
-  }).catch(() => {
-    throw new HttpError(401, 'UNAUTHENTICATED');
-  });
-  // As the service does: on tenant routes, the caller's role there comes with the caller.
-  const [user] = tenantId
-    ? await sql.query(SQL.userWithRole, [tenantId, payload.sub, 1])
-    : await sql.query(SQL.userBySubject, [payload.sub, 1]);
-  if (!user) throw new HttpError(401, 'UNAUTHENTICATED');
-  return {
-    userId: user.id as string,
-    email: user.email as string | null,
-    displayName: user.display_name as string | null,
-    isSuperAdmin: user.is_super_admin as boolean,
-    role: (user.role as string | null | undefined) ?? null,
-  };
-}
-
-/** The level read with the caller; OWNER or ADMIN only. */
-function callerLevel(caller: Caller): number {
-  if (!caller.role) throw new HttpError(403, 'TENANT_ACCESS_DENIED');
-  const level = LEVEL[caller.role] ?? 0;
-  if (level < ADMIN_LEVEL) throw new HttpError(403, 'INSUFFICIENT_ROLE');
-  return level;
-}
-
-/** The caller's level in the tenant; OWNER or ADMIN only. */
-async function tenantLevel(db: Query, caller: Caller, tenantId: string): Promise<number> {
-  const [row] = await db.query(SQL.memberRole, [tenantId, caller.userId, 1]);
-  if (!row) throw new HttpError(403, 'TENANT_ACCESS_DENIED');
-  const level = LEVEL[row.role as string] ?? 0;
-  if (level < ADMIN_LEVEL) throw new HttpError(403, 'INSUFFICIENT_ROLE');
+/**
+ * Which refusal applies when a statement read or wrote nothing: the statements enforce the rules
+ * in their WHERE, so a row read or written is the answer, and the caller's columns only explain a
+ * refusal. As the service decides (server/src/access/decide-access.ts): a non-member learns
+ * nothing about the tenant, not even whether it exists; only a super administrator is told
+ * TENANT_NOT_FOUND. Returns the caller's level in the tenant.
+ */
+function levelOf(caller: Row | undefined, tenantExists: boolean): number {
+  if (!caller) throw new Refusal(401, 'UNAUTHENTICATED');
+  if (caller.is_super_admin) {
+    if (!tenantExists) throw new Refusal(404, 'TENANT_NOT_FOUND');
+    return SUPER_ADMIN_LEVEL;
+  }
+  if (caller.caller_role === null) throw new Refusal(403, 'TENANT_ACCESS_DENIED');
+  const level = LEVEL[caller.caller_role as string] ?? 0;
+  if (level < ADMIN_LEVEL) throw new Refusal(403, 'INSUFFICIENT_ROLE');
   return level;
 }
 
 const iso = (value: unknown) => (value instanceof Date ? value : new Date(String(value))).toISOString();
 
-function membershipDto(row: Row, user: { email: unknown; displayName: unknown }) {
+function membershipDto(row: Row) {
   return {
     tenantMembershipId: row.id,
     tenantId: row.tenant_id,
@@ -112,41 +64,99 @@ function membershipDto(row: Row, user: { email: unknown; displayName: unknown })
     role: row.role,
     roleLevel: LEVEL[row.role as string],
     version: row.version,
-    user: { userId: row.user_id, email: user.email, displayName: user.displayName },
+    user: { userId: row.user_id, email: row.email, displayName: row.display_name },
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
 }
-const withUserDto = (row: Row) => membershipDto(row, { email: row.email, displayName: row.display_name });
 
-function afterCursor(cursor: string | null): string | undefined {
-  if (cursor === null) return undefined;
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = decoded.startsWith('v1:') ? decoded.slice(3) : '';
-  if (!UUID.test(id)) throw new HttpError(400, 'VALIDATION_FAILED');
-  return id;
-}
+const encodeCursor = (id: string) => Buffer.from(`v1:${id}`).toString('base64url');
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract refuses control characters in a search
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new HttpError(400, 'VALIDATION_FAILED');
+type ListQuery = { limit: number; after?: string; role?: string; q?: string };
+
+/** The list's query string as the contract reads it (server/src/pagination/cursor.ts for cursors). */
+function listQueryOf(params: URLSearchParams): ListQuery | Refusal {
+  const invalid = new Refusal(400, 'VALIDATION_FAILED');
+  const limitText = params.get('limit');
+  const limit = limitText === null ? PAGE_SIZE : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return invalid;
+  const query: ListQuery = { limit };
+  const cursor = params.get('cursor');
+  if (cursor !== null) {
+    const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+    const id = decoded.startsWith('v1:') ? decoded.slice(3) : '';
+    if (!isUuid(id) || encodeCursor(id) !== cursor) return invalid;
+    query.after = id;
   }
+  const role = params.get('role');
+  if (role !== null) {
+    if (!(role in LEVEL)) return invalid;
+    query.role = role;
+  }
+  const q = params.get('q')?.trim();
+  if (q !== undefined) {
+    if (q.length < 1 || q.length > 200 || CONTROL.test(q)) return invalid;
+    query.q = q;
+  }
+  const sort = params.get('sort');
+  const includeTotal = params.get('includeTotal');
+  if (includeTotal !== null && includeTotal !== 'true' && includeTotal !== 'false') return invalid;
+  if ((sort !== null && sort !== 'createdAt') || includeTotal === 'true')
+    return new Refusal(501, 'NOT_IMPLEMENTED');
+  return query;
 }
 
-type Answer = { status: number; body?: unknown; etag?: string };
+/** As the service's likePattern: the text is searched for as typed, `%`, `_` and `\` included. */
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-async function route(req: IncomingMessage): Promise<Answer> {
-  const url = new URL(req.url ?? '/', 'http://bare');
-  const match = ROUTE.exec(url.pathname);
-  const tenantId = match?.[1];
-  const caller = await authenticate(req, tenantId);
-  if (url.pathname === '/me' && req.method === 'GET') {
-    const rows = await sql.query(SQL.myMemberships, [caller.userId]);
-    const memberships = rows.map((row) => ({
+type Answer = { status: number; body?: unknown; meta?: unknown; etag?: string };
+type Request = { subject: string; tenantId: string; membershipId?: string; url: URL };
+
+/** Access first, then the request's own faults: a caller without rights learns nothing from them. */
+async function callerOnly(r: Request, fault: Refusal): Promise<never> {
+  const [caller] = await sql.query(GET_ONE, [isUuid(r.tenantId) ? r.tenantId : null, r.subject, null]);
+  if (isUuid(r.tenantId)) levelOf(caller, caller?.tenant_exists === true);
+  else if (!caller) throw new Refusal(401, 'UNAUTHENTICATED');
+  throw fault;
+}
+
+async function getOne(r: Request): Promise<Answer> {
+  if (!isUuid(r.membershipId)) return callerOnly(r, new Refusal(400, 'VALIDATION_FAILED'));
+  const [row] = await sql.query(GET_ONE, [r.tenantId, r.subject, r.membershipId]);
+  if (row && row.id !== null) return { status: 200, body: membershipDto(row), etag: `"${row.version}"` };
+  levelOf(row, row?.tenant_exists === true);
+  throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
+}
+
+async function list(r: Request): Promise<Answer> {
+  const query = listQueryOf(r.url.searchParams);
+  if (query instanceof Refusal) return callerOnly(r, query);
+  const shape: ListShape = { after: Boolean(query.after), role: Boolean(query.role), q: Boolean(query.q) };
+  const params: unknown[] = [r.tenantId, r.subject, query.limit + 1];
+  if (query.after) params.push(query.after);
+  if (query.role) params.push(query.role);
+  if (query.q) params.push(likePattern(query.q));
+  // A search is planned for its pattern every time: a prepared statement's generic plan, made for
+  // any pattern and any tenant, reads the whole tenant's index for a name that five members have.
+  const rows = await sql.query(listPage(shape), params, { prepare: !query.q });
+  const found = rows.filter((row) => row.id !== null);
+  // Nothing read: no such members, or no right to read them (the statement read none then).
+  if (found.length === 0) levelOf(rows[0], rows[0]?.tenant_exists === true);
+  const items = found.slice(0, query.limit);
+  const last = items.at(-1);
+  const nextCursor = found.length > query.limit && last ? encodeCursor(last.id as string) : null;
+  return { status: 200, body: items.map(membershipDto), meta: { nextCursor } };
+}
+
+async function me(subject: string): Promise<Answer> {
+  const rows = await sql.query(ME, [subject]);
+  const [caller] = rows;
+  if (!caller) throw new Refusal(401, 'UNAUTHENTICATED');
+  const memberships = rows
+    .filter((row) => row.id !== null)
+    .map((row) => ({
       tenantMembershipId: row.id,
       tenantId: row.tenant_id,
       tenantSlug: row.slug,
@@ -154,94 +164,115 @@ async function route(req: IncomingMessage): Promise<Answer> {
       role: row.role,
       roleLevel: LEVEL[row.role as string],
     }));
-    const { userId, email, displayName, isSuperAdmin } = caller;
-    return { status: 200, body: { user: { userId, email, displayName, isSuperAdmin }, memberships } };
-  }
-  if (!tenantId || !match) throw new HttpError(404, 'NOT_FOUND');
-  const membershipId = match[2];
-  if (req.method === 'GET' && membershipId) {
-    callerLevel(caller);
-    const [row] = await sql.query(SQL.membership, [tenantId, membershipId, 1]);
-    if (!row) throw new HttpError(404, 'MEMBERSHIP_NOT_FOUND');
-    return { status: 200, body: withUserDto(row), etag: `"${row.version}"` };
-  }
-  if (req.method === 'GET') {
-    callerLevel(caller);
-    const limit = Number(url.searchParams.get('limit') ?? 20);
-    const after = afterCursor(url.searchParams.get('cursor'));
-    const rows = after
-      ? await sql.query(SQL.pageAfter, [tenantId, after, limit + 1])
-      : await sql.query(SQL.firstPage, [tenantId, limit + 1]);
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
-    const nextCursor =
-      rows.length > limit && last ? Buffer.from(`v1:${last.id}`).toString('base64url') : null;
-    return { status: 200, body: { data: items.map(withUserDto), meta: { nextCursor } } };
-  }
-  if (req.method === 'POST' && !membershipId) {
-    callerLevel(caller);
-    const body = await readBody(req);
-    const role = String(body.role);
-    if (!(role in LEVEL) || typeof body.userId !== 'string' || !UUID.test(body.userId))
-      throw new HttpError(400, 'VALIDATION_FAILED');
-    const userId = body.userId;
-    return sql.transaction(async (tx) => {
-      await tx.query(SQL.lockTenant, [tenantId]);
-      if ((LEVEL[role] ?? 0) > (await tenantLevel(tx, caller, tenantId)))
-        throw new HttpError(403, 'ROLE_HIERARCHY_VIOLATION');
-      const [user] = await tx.query(SQL.userById, [userId, 1]);
-      if (!user) throw new HttpError(404, 'USER_NOT_FOUND');
-      const [row] = await tx.query(SQL.insertMembership, [uuidv7(), tenantId, userId, role]);
-      if (!row) throw new Error('insert returned no row');
-      const dto = membershipDto(row, { email: user.email, displayName: user.display_name });
-      return { status: 201, body: dto, etag: `"${row.version}"` };
-    });
-  }
-  if (req.method === 'DELETE' && membershipId) {
-    callerLevel(caller);
-    return sql.transaction(async (tx) => {
-      await tx.query(SQL.lockTenant, [tenantId]);
-      const level = await tenantLevel(tx, caller, tenantId);
-      const [row] = await tx.query(SQL.membership, [tenantId, membershipId, 1]);
-      if (!row) throw new HttpError(404, 'MEMBERSHIP_NOT_FOUND');
-      if ((LEVEL[row.role as string] ?? 0) > level) throw new HttpError(403, 'ROLE_HIERARCHY_VIOLATION');
-      if (row.role === 'OWNER') {
-        const [owners] = await tx.query(SQL.countOwners, [tenantId, 'OWNER']);
-        if (Number(owners?.count) <= 1) throw new HttpError(409, 'LAST_OWNER');
-      }
-      await tx.query(SQL.deleteMembership, [tenantId, membershipId]);
-      return { status: 204 };
-    });
-  }
-  throw new HttpError(405, 'METHOD_NOT_ALLOWED');
+  const user = {
+    userId: caller.caller_id,
+    email: caller.email,
+    displayName: caller.display_name,
+    isSuperAdmin: caller.is_super_admin,
+  };
+  return { status: 200, body: { user, memberships } };
 }
+
+/** `{ role, userId }` as the contract has it; an invitation by email is not the floor's. */
+function createBodyOf(text: string): { role: string; userId: string } | Refusal {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Refusal(400, 'INVALID_JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return new Refusal(400, 'VALIDATION_FAILED');
+  const { role, userId, ...rest } = body as Record<string, unknown>;
+  if ('email' in rest) return new Refusal(501, 'NOT_IMPLEMENTED');
+  if (typeof role !== 'string' || !(role in LEVEL) || typeof userId !== 'string' || !isUuid(userId))
+    return new Refusal(400, 'VALIDATION_FAILED');
+  if (Object.keys(rest).length > 0) return new Refusal(400, 'VALIDATION_FAILED');
+  return { role, userId };
+}
+
+async function create(r: Request, text: string): Promise<Answer> {
+  const body = createBodyOf(text);
+  return sql.transaction(async (tx) => {
+    const locked = (await tx.query(LOCK_TENANT, [r.tenantId])).length > 0;
+    const ok = locked && !(body instanceof Refusal);
+    const [row] = await tx.query(CREATE, [
+      r.tenantId,
+      r.subject,
+      ok ? body.userId : null,
+      ok ? body.role : null,
+      uuidv7(),
+    ]);
+    if (row && row.id !== null) return { status: 201, body: membershipDto(row), etag: `"${row.version}"` };
+    const level = levelOf(row, locked);
+    if (body instanceof Refusal) throw body;
+    if ((LEVEL[body.role] ?? 0) > level) throw new Refusal(403, 'ROLE_HIERARCHY_VIOLATION');
+    if (!row?.target_exists) throw new Refusal(404, 'USER_NOT_FOUND');
+    throw new Refusal(409, 'MEMBERSHIP_ALREADY_EXISTS');
+  });
+}
+
+async function remove(r: Request): Promise<Answer> {
+  const membershipId = isUuid(r.membershipId) ? r.membershipId : null;
+  return sql.transaction(async (tx) => {
+    const locked = (await tx.query(LOCK_TENANT, [r.tenantId])).length > 0;
+    const [row] = await tx.query(REMOVE, [r.tenantId, r.subject, locked ? membershipId : null]);
+    if (row?.deleted) return { status: 204 };
+    const level = levelOf(row, locked);
+    if (membershipId === null) throw new Refusal(400, 'VALIDATION_FAILED');
+    const role = row?.target_role as string | null | undefined;
+    if (!role) throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
+    if ((LEVEL[role] ?? 0) > level) throw new Refusal(403, 'ROLE_HIERARCHY_VIOLATION');
+    if (role === 'OWNER') throw new Refusal(409, 'LAST_OWNER');
+    throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
+  });
+}
+
+async function readText(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+async function route(req: IncomingMessage): Promise<Answer> {
+  const url = new URL(req.url ?? '/', 'http://floor');
+  const subject = await subjectOf(req.headers.authorization);
+  if (url.pathname === '/me' && req.method === 'GET') return me(subject);
+  const match = ROUTE.exec(url.pathname);
+  if (!match?.[1]) throw new Refusal(404, 'ROUTE_NOT_FOUND');
+  const r: Request = { subject, tenantId: match[1], membershipId: match[2], url };
+  if (req.headers['if-match'] !== undefined) throw new Refusal(501, 'NOT_IMPLEMENTED');
+  if (!isUuid(r.tenantId)) return callerOnly(r, new Refusal(400, 'VALIDATION_FAILED'));
+  if (req.method === 'GET') return r.membershipId === undefined ? list(r) : getOne(r);
+  if (req.method === 'POST' && r.membershipId === undefined) return create(r, await readText(req));
+  if (req.method === 'DELETE' && r.membershipId !== undefined) return remove(r);
+  throw new Refusal(405, 'METHOD_NOT_ALLOWED');
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 function send(res: ServerResponse, answer: Answer): void {
   if (answer.body === undefined) {
     res.writeHead(answer.status).end();
     return;
   }
-  const body = JSON.stringify({
-    success: true,
-    ...(isList(answer.body) ? answer.body : { data: answer.body }),
-  });
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  const envelope =
+    answer.meta === undefined
+      ? { success: true, data: answer.body }
+      : { success: true, data: answer.body, meta: answer.meta };
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE };
   if (answer.etag) headers.etag = answer.etag;
-  res.writeHead(answer.status, headers).end(body);
+  res.writeHead(answer.status, headers).end(JSON.stringify(envelope));
 }
-const isList = (body: unknown): body is { data: unknown; meta: unknown } =>
-  typeof body === 'object' && body !== null && 'meta' in body;
 
 const server = createServer((req, res) => {
   route(req).then(
     (answer) => send(res, answer),
     (error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      if (status === 500) console.error(error);
-      const code = error instanceof HttpError ? error.code : 'INTERNAL_ERROR';
-      res
-        .writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
-        .end(JSON.stringify({ success: false, error: { code } }));
+      const refusal = error instanceof Refusal ? error : new Refusal(500, 'INTERNAL_ERROR');
+      if (refusal.status === 500) console.error(error);
+      const body = { success: false, error: { code: refusal.code, message: refusal.code } };
+      res.writeHead(refusal.status, { 'content-type': JSON_TYPE }).end(JSON.stringify(body));
     },
   );
 });

@@ -69,3 +69,13 @@ async function createPglite(tmpDir: string): Promise<BenchDatabase> {
     drop: async () => {},
   };
 }
+
+/** Until no other query runs on the bench database (a minute at most). */
+export async function untilIdle(sql: Sql): Promise<void> {
+  const active = `select count(*)::int as n from pg_stat_activity where datname = current_database()
+    and state = 'active' and pid <> pg_backend_pid() and backend_type in ('client backend', 'parallel worker')`;
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    if ((await sql.query<{ n: number }>(active))[0]?.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

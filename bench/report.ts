@@ -1,6 +1,6 @@
 import type { LoadResult } from './load.js';
 import type { RssSample } from './processes.js';
-import type { ScenarioName } from './scenarios.js';
+import { SCENARIOS, type ScenarioName } from './scenarios.js';
 
 /** With, per request, the CPU microseconds of the server, of its PostgreSQL backends, of autocannon. */
 export type SideResult = LoadResult & {
@@ -18,6 +18,9 @@ export type ScenarioResult = {
   /** Service / bare. */
   ratio?: { rps: number; p50: number; p99: number };
 };
+
+/** A filtered page at one tenant size: how its cost grows with the tenant. */
+export type SweepPoint = Omit<ScenarioResult, 'title'> & { size: number };
 
 export type Memory = {
   scenario: ScenarioName;
@@ -43,11 +46,16 @@ export type Report = {
     duration: number;
     warmup: number;
     rounds: number;
+    /** Slices of the filtered pages, and how the smaller tenants of the size sweep were measured. */
+    filterRounds: number;
+    sweep: { duration: number; warmup: number; rounds: number };
     connections: number;
     bare: string;
     serviceEnv: Record<string, string>;
   };
   scenarios: ScenarioResult[];
+  /** The filtered pages at each tenant size, the big tenant's included. */
+  sweep: SweepPoint[];
   /** Service: how much a page past row 900,000 costs next to the first page (time per request). */
   deepVsFirst: { cost: number; p50: number } | null;
   memory: Memory | null;
@@ -74,7 +82,23 @@ export function memoryOf(scenario: ScenarioName, seconds: number, samples: RssSa
   return { scenario, seconds, startMb, endMb, maxMb, growth: endMb / startMb - 1, samples };
 }
 
-/** The issue's targets; on PGlite they are printed but not judged (they are PostgreSQL targets). */
+/**
+ * The share of the floor's req/s each scenario must reach. A lookup pays the framework's fixed cost
+ * on little work, a list page amortises it over twenty rows, a write over two transactions. The
+ * role filter is a list page on its own index, so the list pages' target holds for it too; the
+ * search has none: the floor's statement is built differently (see bench/floor-sql.ts), and the
+ * size sweep is what judges it.
+ */
+const LEAST_RPS_RATIO: Partial<Record<ScenarioName, number>> = {
+  'get-one': 0.75,
+  me: 0.75,
+  'list-first': 0.9,
+  'list-deep': 0.9,
+  'list-role': 0.9,
+  'post-delete': 0.6,
+};
+
+/** The issue's targets, against the floor; on PGlite they are printed but not judged (they are PostgreSQL targets). */
 export function targetsOf(
   scenarios: ScenarioResult[],
   deepVsFirst: Report['deepVsFirst'],
@@ -89,10 +113,15 @@ export function targetsOf(
       limit,
       met: judged && value !== undefined && value !== null ? ok(value) : null,
     });
-  for (const name of ['get-one', 'list-first'] as const) {
+  for (const name of SCENARIOS) {
     const s = scenarios.find((x) => x.name === name);
-    add(`${name}: service/bare req/s`, s?.ratio?.rps, '>= 0.75', (v) => v >= 0.75);
-    add(`${name}: service/bare p99`, s?.ratio?.p99, '<= 2.0', (v) => v <= 2);
+    const least = LEAST_RPS_RATIO[name];
+    if (least !== undefined)
+      add(`${name}: service/floor req/s`, s?.ratio?.rps, `>= ${least}`, (v) => v >= least);
+  }
+  for (const name of SCENARIOS) {
+    const s = scenarios.find((x) => x.name === name);
+    add(`${name}: service/floor p99`, s?.ratio?.p99, '<= 1.5', (v) => v <= 1.5);
   }
   add('deep page / first page cost (service)', deepVsFirst?.cost, '<= 1.3', (v) => v <= 1.3);
   add(`RSS growth over ${memory?.seconds ?? 60} s (service)`, memory?.growth, '< 10 %', (v) => v < 0.1);
@@ -113,10 +142,10 @@ export function markdown(report: Report): string {
     `Seed: ${meta.seed.memberships.toLocaleString('en')} memberships, ${meta.seed.tenants.toLocaleString('en')} tenants, ` +
       `${meta.seed.users.toLocaleString('en')} users, seeded in ${meta.seed.seedSeconds.toFixed(1)} s.`,
     `Each scenario: ${meta.warmup} s warm-up per side, then ${meta.duration} s per side with ${meta.connections} connections (autocannon, its own process), ` +
-      `in ${meta.rounds} slices per side that alternate service, bare, bare, service, ... so that a drift of the machine's speed touches both alike. ` +
-      `Bare: ${meta.bare}.`,
+      `in ${meta.rounds} slices per side (${meta.filterRounds} for the filtered pages) that alternate service, floor, floor, service, ... so that a drift of the machine's speed touches both alike. ` +
+      `Floor: ${meta.bare}.`,
     '',
-    '| Scenario | Service req/s | p50 ms | p99 ms | Bare req/s | p50 ms | p99 ms | req/s service/bare | p99 service/bare | non-2xx / errors |',
+    '| Scenario | Service req/s | p50 ms | p99 ms | Floor req/s | p50 ms | p99 ms | req/s service/floor | p99 service/floor | non-2xx / errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of report.scenarios) {
@@ -131,7 +160,7 @@ export function markdown(report: Report): string {
     '',
     'CPU time per request, in microseconds: the server process, the PostgreSQL backends of the bench database, autocannon.',
     '',
-    '| Scenario | Service: server | PostgreSQL | autocannon | Bare: server | PostgreSQL | autocannon |',
+    '| Scenario | Service: server | PostgreSQL | autocannon | Floor: server | PostgreSQL | autocannon |',
     '|---|---:|---:|---:|---:|---:|---:|',
   );
   const cpu = (r: SideResult | undefined) =>
@@ -155,6 +184,7 @@ export function markdown(report: Report): string {
       '',
     );
   }
+  lines.push(...sweepLines(report));
   lines.push('| Target | Value | Limit | |', '|---|---:|---:|---|');
   for (const t of report.targets) {
     const value = t.value === null ? 'n/a' : t.name.startsWith('RSS') ? pct(t.value) : t.value.toFixed(2);
@@ -164,59 +194,40 @@ export function markdown(report: Report): string {
   return `${lines.join('\n')}\n`;
 }
 
-const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** Two panels of grouped horizontal bars: req/s and p99, service against bare. */
-export function svg(report: Report): string {
-  const width = 820;
-  const labelWidth = 230;
-  const barArea = width - labelWidth - 160;
-  const colours = { service: '#2f6fdf', bare: '#a0a7b4' };
-  const parts: string[] = [];
-  let y = 78;
-  const panel = (title: string, pick: (r: SideResult) => number, unit: string) => {
-    parts.push(`<text x="20" y="${y}" class="h">${xml(title)}</text>`);
-    y += 14;
-    const max = Math.max(1, ...report.scenarios.flatMap((s) => [pick(s.service), s.bare ? pick(s.bare) : 0]));
-    for (const s of report.scenarios) {
-      parts.push(
-        `<text x="${labelWidth - 10}" y="${y + 19}" class="l" text-anchor="end">${xml(s.title)}</text>`,
-      );
-      for (const [side, result] of [
-        ['service', s.service],
-        ['bare', s.bare],
-      ] as const) {
-        if (result) {
-          const value = pick(result);
-          const w = Math.max(1, (value / max) * barArea);
-          const ratio = side === 'service' && s.bare ? ` (${(value / pick(s.bare)).toFixed(2)}x bare)` : '';
-          parts.push(
-            `<rect x="${labelWidth}" y="${y}" width="${w.toFixed(1)}" height="13" fill="${colours[side]}"/>`,
-            `<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 11}" class="v">${value.toFixed(0)} ${unit}${ratio}</text>`,
-          );
-        }
-        y += 15;
-      }
-      y += 10;
-    }
-    y += 22;
-  };
-  panel('Requests per second (higher is better)', (r) => r.rps, 'req/s');
-  panel('p99 latency (lower is better)', (r) => r.p99, 'ms');
-  const header = [
-    `<text x="20" y="24" class="t">${xml(`Service vs bare node:http + postgres.js — ${report.meta.database}`)}</text>`,
-    `<rect x="20" y="34" width="12" height="12" fill="${colours.service}"/><text x="38" y="44" class="l">service</text>`,
-    `<rect x="110" y="34" width="12" height="12" fill="${colours.bare}"/><text x="128" y="44" class="l">bare handler, same SQL</text>`,
-    `<text x="${width - 20}" y="44" class="l" text-anchor="end">${xml(`${report.meta.date.slice(0, 10)}, ${report.meta.connections} connections, ${report.meta.duration} s each`)}</text>`,
-  ];
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" font-family="system-ui, sans-serif">`,
-    `<title>${xml(`Requests per second and p99 latency per scenario, service against a bare handler (${report.meta.database})`)}</title>`,
-    '<style>.t{font-size:15px;font-weight:600}.h{font-size:13px;font-weight:600}.l{font-size:12px}.v{font-size:11px;fill:#333}</style>',
-    `<rect width="${width}" height="${y}" fill="#fff"/>`,
-    ...header,
-    ...parts,
-    '</svg>',
+/** The size sweep: each filtered page's req/s at each tenant size, and how far it fell. */
+function sweepLines(report: Report): string[] {
+  if (report.sweep.length === 0) return [];
+  const { sweep } = report.meta;
+  const lines = [
+    `Filtered pages against the tenant's size (the smaller tenants: ${sweep.warmup} s warm-up, ${sweep.duration} s per side in ${sweep.rounds} slices; ` +
+      'the largest is the big tenant, measured above). Flat is the goal.',
     '',
-  ].join('\n');
+    '| Page | Memberships | Service req/s | p99 ms | Floor req/s | p99 ms | req/s service/floor |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  const names = [...new Set(report.sweep.map((point) => point.name))];
+  for (const name of names) {
+    const points = report.sweep.filter((p) => p.name === name).sort((a, b) => a.size - b.size);
+    for (const p of points)
+      lines.push(
+        `| ${name} | ${p.size.toLocaleString('en')} | ${fixed(p.service.rps)} | ${fixed(p.service.p99, 1)} | ` +
+          `${fixed(p.bare?.rps)} | ${fixed(p.bare?.p99, 1)} | ${fixed(p.ratio?.rps, 2)} |`,
+      );
+  }
+  lines.push('');
+  for (const name of names) {
+    const points = report.sweep.filter((p) => p.name === name).sort((a, b) => a.size - b.size);
+    const [small, large] = [points[0], points.at(-1)];
+    if (!small || !large || small === large) continue;
+    const fall = (pick: (p: SweepPoint) => SideResult | undefined) => {
+      const [a, b] = [pick(small), pick(large)];
+      return a && b ? `${(a.rps / b.rps).toFixed(1)}x` : 'n/a';
+    };
+    lines.push(
+      `- ${name}: req/s at ${small.size.toLocaleString('en')} memberships against ${large.size.toLocaleString('en')}: ` +
+        `service ${fall((p) => p.service)}, floor ${fall((p) => p.bare)} (1.0x is flat).`,
+    );
+  }
+  lines.push('');
+  return lines;
 }

@@ -9,64 +9,24 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { type BenchDatabase, createBenchDatabase } from './database.js';
-import type { LoadResult } from './load.js';
+import { config, sweptScenarios } from './config.js';
+import { type BenchDatabase, createBenchDatabase, untilIdle } from './database.js';
 import {
-  cpuSeconds,
-  postgresCpuSeconds,
-  ROOT,
-  runLoad,
-  type Server,
-  sampleRss,
-  startServer,
-} from './processes.js';
+  measure,
+  measurePostgresCpu,
+  measureSweep,
+  type Plan,
+  type Pools,
+  ratioOf,
+  settleWith,
+} from './measure.js';
+import { postgresCpuSeconds, ROOT, runLoad, sampleRss, startServer } from './processes.js';
 import { summarise } from './profile.js';
-import {
-  markdown,
-  memoryOf,
-  type Report,
-  type ScenarioResult,
-  type SideResult,
-  svg,
-  targetsOf,
-} from './report.js';
-import { encodeCursor, type Fixture, SCENARIOS, type ScenarioName, TITLES } from './scenarios.js';
+import { markdown, memoryOf, type Report, type ScenarioResult, targetsOf } from './report.js';
+import { sizesSvg, svg } from './report-svg.js';
+import { encodeCursor, type Fixture, isFilter, TITLES } from './scenarios.js';
 import { removePoolMemberships, seed } from './seed.js';
-
-const env = process.env;
-const num = (name: string, fallback: number) => {
-  const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0`);
-  return value;
-};
-const config = {
-  adminUrl: env.BENCH_DATABASE_URL || env.DATABASE_URL || undefined,
-  duration: num('BENCH_DURATION', 10),
-  warmup: num('BENCH_WARMUP', 3),
-  /** Alternating slices per side and scenario (BENCH_DURATION is split among them). */
-  rounds: Math.max(1, Math.round(num('BENCH_ROUNDS', 4))),
-  connections: num('BENCH_CONNECTIONS', 10),
-  memberships: num('BENCH_MEMBERSHIPS', 1_000_000),
-  tenants: num('BENCH_TENANTS', 1000),
-  pool: num('BENCH_POOL', 100_000),
-  memoryDuration: num('BENCH_MEMORY_DURATION', 60),
-  memoryScenario: (env.BENCH_MEMORY_SCENARIO ?? 'get-one') as ScenarioName,
-  scenarios: (env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()) ?? [...SCENARIOS]) as ScenarioName[],
-  bare: env.BENCH_BARE !== '0',
-  barePrepare: env.BENCH_BARE_PREPARE !== '0',
-  profile: env.BENCH_PROFILE === '1',
-  logLevel: env.BENCH_LOG_LEVEL ?? 'warn',
-  /** Another build of the service to drive (e.g. a branch's server/dist/main.js). */
-  serviceMain: env.BENCH_SERVICE_MAIN ?? 'server/dist/main.js',
-  /**
-   * Another build of the service to drive in place of the bare handler, in the same interleaved
-   * slices: an A/B of two builds in one run (PostgreSQL only; the targets are then not judged).
-   */
-  baselineMain: env.BENCH_BASELINE_MAIN || undefined,
-};
-for (const name of [...config.scenarios, config.memoryScenario]) {
-  if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario ${name}; known: ${SCENARIOS.join(', ')}`);
-}
+import { SEARCH } from './seed-tenants.js';
 
 const RESULTS = join(ROOT, 'bench/results');
 const PROFILES = join(RESULTS, 'profiles');
@@ -102,7 +62,12 @@ async function prepare(db: BenchDatabase, secret: string, fixtureFile: string) {
   const started = performance.now();
   const seeded = await seed(
     sql,
-    { memberships: config.memberships, tenants: config.tenants, pool: config.pool },
+    {
+      memberships: config.memberships,
+      tenants: config.tenants,
+      pool: config.pool,
+      sweep: sweptScenarios.length > 0 ? config.sweepSizes : [],
+    },
     db.kind,
   );
   const seedSeconds = (performance.now() - started) / 1000;
@@ -113,130 +78,21 @@ async function prepare(db: BenchDatabase, secret: string, fixtureFile: string) {
     getIds: seeded.getIds,
     deepCursor: encodeCursor(seeded.deepAfterId),
     poolUserIds: seeded.poolUserIds,
+    q: SEARCH.q,
+    memberships: config.memberships,
+    sweep: await Promise.all(
+      seeded.sweep.map(async (t) => ({
+        size: t.size,
+        tenantId: t.tenantId,
+        ownerToken: await token(secret, t.ownerSubject),
+      })),
+    ),
   };
   writeFileSync(fixtureFile, JSON.stringify(fixture));
   // PGlite belongs to one process: the harness lets go before the servers open it.
   if (db.kind === 'pglite') await sql.close();
   else cleanups.push(() => sql.close());
   return { sql: db.kind === 'postgres' ? sql : undefined, describe, seeded, seedSeconds };
-}
-
-const us = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} µs`);
-let postgresCpu: () => number | null = () => null;
-
-/** One slice of load on one server, with the CPU time each process spent on it. */
-type Slice = LoadResult & {
-  cpuSeconds: { server: number; postgres: number | null; load: number };
-  rss: { t: number; mb: number }[];
-};
-
-async function warmUp(server: Server, scenario: ScenarioName, pool: { offset: number }, fixtureFile: string) {
-  if (config.warmup <= 0) return;
-  const job = { url: server.url, scenario, connections: config.connections, fixtureFile };
-  const warm = await runLoad({ ...job, duration: config.warmup, poolOffset: pool.offset });
-  pool.offset += warm.usedPool + config.connections;
-}
-
-async function slice(
-  server: Server,
-  scenario: ScenarioName,
-  seconds: number,
-  pool: { offset: number },
-  fixtureFile: string,
-): Promise<Slice> {
-  const job = { url: server.url, scenario, connections: config.connections, fixtureFile };
-  const rss = sampleRss(server.pid, 1000);
-  const cpu = { server: cpuSeconds(server.pid), postgres: postgresCpu() };
-  const result: LoadResult = await runLoad({ ...job, duration: seconds, poolOffset: pool.offset });
-  const pg = postgresCpu();
-  pool.offset += result.usedPool + config.connections;
-  return {
-    ...result,
-    rss: rss.stop(),
-    cpuSeconds: {
-      server: cpuSeconds(server.pid) - cpu.server,
-      postgres: pg === null || cpu.postgres === null ? null : pg - cpu.postgres,
-      load: result.loadCpuMs / 1000,
-    },
-  };
-}
-
-/**
- * One side's slices as one result: counts and CPU time add up; the percentiles are the slices'
- * own, averaged with their request counts as weights (autocannon gives no histogram to merge).
- */
-function combine(server: Server, scenario: ScenarioName, slices: Slice[]): SideResult {
-  const sum = (pick: (s: Slice) => number) => slices.reduce((total, s) => total + pick(s), 0);
-  const requests = sum((s) => s.requests);
-  const seconds = sum((s) => s.seconds);
-  const weighted = (pick: (s: Slice) => number) => sum((s) => pick(s) * s.requests) / requests;
-  const perRequest = (cpuSeconds: number) => (cpuSeconds * 1e6) / requests;
-  const postgres = slices.every((s) => s.cpuSeconds.postgres !== null)
-    ? perRequest(sum((s) => s.cpuSeconds.postgres ?? 0))
-    : null;
-  const rss = slices.flatMap((s) => s.rss);
-  const side: SideResult = {
-    requests,
-    seconds,
-    rps: requests / seconds,
-    p50: weighted((s) => s.p50),
-    p90: weighted((s) => s.p90),
-    p99: weighted((s) => s.p99),
-    mean: weighted((s) => s.mean),
-    max: Math.max(...slices.map((s) => s.max)),
-    non2xx: sum((s) => s.non2xx),
-    errors: sum((s) => s.errors),
-    timeouts: sum((s) => s.timeouts),
-    usedPool: sum((s) => s.usedPool),
-    loadCpuMs: sum((s) => s.loadCpuMs),
-    rssStartMb: slices[0]?.rss[0]?.mb ?? Number.NaN,
-    rssEndMb: slices.at(-1)?.rss.at(-1)?.mb ?? Number.NaN,
-    rssMaxMb: Math.max(...rss.map((sample) => sample.mb)),
-    cpuUsPerRequest: {
-      server: perRequest(sum((s) => s.cpuSeconds.server)),
-      postgres,
-      load: perRequest(sum((s) => s.cpuSeconds.load)),
-    },
-  };
-  say(
-    `  ${server.name.padEnd(7)} ${TITLES[scenario].padEnd(32)} ${side.rps.toFixed(0).padStart(6)} req/s  ` +
-      `p50 ${side.p50.toFixed(1)} ms  p99 ${side.p99.toFixed(1)} ms  non-2xx ${side.non2xx}  errors ${side.errors}  RSS ${side.rssEndMb.toFixed(0)} MB  ` +
-      `CPU/request: server ${us(side.cpuUsPerRequest.server)}, postgres ${us(side.cpuUsPerRequest.postgres)}, autocannon ${us(side.cpuUsPerRequest.load)}`,
-  );
-  return side;
-}
-
-/**
- * Drives both servers in alternating slices, in the order service, bare, bare, service, ...: a
- * machine whose speed drifts during the run (other tenants of the host, CPU boost running out)
- * then slows both sides alike, and the ratio stays the ratio of the two builds.
- */
-async function measure(
-  servers: { service: Server; bare?: Server },
-  scenario: ScenarioName,
-  pools: { service: { offset: number }; bare: { offset: number } },
-  fixtureFile: string,
-): Promise<{ service: SideResult; bare?: SideResult }> {
-  const { service, bare } = servers;
-  await warmUp(service, scenario, pools.service, fixtureFile);
-  if (bare) await warmUp(bare, scenario, pools.bare, fixtureFile);
-  const seconds = config.duration / config.rounds;
-  const slices: { service: Slice[]; bare: Slice[] } = { service: [], bare: [] };
-  for (let round = 0; round < config.rounds; round++) {
-    const order = bare
-      ? round % 2 === 0
-        ? (['service', 'bare'] as const)
-        : (['bare', 'service'] as const)
-      : (['service'] as const);
-    for (const side of order) {
-      const server = side === 'service' ? service : (bare as Server);
-      slices[side].push(await slice(server, scenario, seconds, pools[side], fixtureFile));
-    }
-  }
-  return {
-    service: combine(service, scenario, slices.service),
-    bare: bare && combine(bare, scenario, slices.bare),
-  };
 }
 
 async function main() {
@@ -249,9 +105,10 @@ async function main() {
   const db = await createBenchDatabase(config.adminUrl, tmp);
   cleanups.push(() => db.drop());
   const dbName = db.name;
-  if (dbName) postgresCpu = () => postgresCpuSeconds(dbName);
+  if (dbName) measurePostgresCpu(() => postgresCpuSeconds(dbName));
   const { sql, describe, seeded, seedSeconds } = await prepare(db, secret, fixtureFile);
   say(`seeded in ${seedSeconds.toFixed(1)} s: ${JSON.stringify(seeded.rows)}`);
+  if (sql) settleWith(() => untilIdle(sql));
 
   // One directory per server: under tsx, the module-loader thread writes a profile of its own.
   const profileArgs = (name: string) => {
@@ -293,12 +150,21 @@ async function main() {
   if (bare) cleanups.push(() => bare.stop());
   say(`service ${service.url} (pid ${service.pid}), bare ${bare?.url ?? 'off'}`);
 
-  const pools = { service: { offset: 0 }, bare: { offset: Math.floor(config.pool / 2) } };
+  const pools: Pools = { service: { offset: 0 }, bare: { offset: Math.floor(config.pool / 2) } };
+  const common = { connections: config.connections, fixtureFile };
   const scenarios: ScenarioResult[] = [];
   for (const name of config.scenarios) {
-    const { service: s, bare: b } = await measure({ service, bare }, name, pools, fixtureFile);
-    const ratio = b && { rps: s.rps / b.rps, p50: s.p50 / b.p50, p99: s.p99 / b.p99 };
-    scenarios.push({ name, title: TITLES[name], service: s, bare: b, ratio });
+    const rounds = isFilter(name) ? config.filterRounds : config.rounds;
+    const plan: Plan = {
+      ...common,
+      scenario: name,
+      duration: config.duration,
+      rounds,
+      warmup: config.warmup,
+      byCount: isFilter(name),
+    };
+    const { service: s, bare: b } = await measure({ service, bare }, plan, pools);
+    scenarios.push({ name, title: TITLES[name], service: s, bare: b, ratio: ratioOf(s, b) });
     if (name === 'post-delete' && sql) {
       const left = await removePoolMemberships(sql, seeded.tenantId);
       if (left > 0)
@@ -307,6 +173,22 @@ async function main() {
       pools.bare.offset = Math.floor(config.pool / 2);
     }
   }
+
+  const sweepPlan = {
+    ...common,
+    byCount: true,
+    duration: config.sweepDuration,
+    rounds: config.sweepRounds,
+    warmup: config.sweepWarmup,
+  };
+  const sweep = await measureSweep(
+    { service, bare },
+    sweepPlan,
+    config.sweepSizes,
+    pools,
+    scenarios,
+    config.memberships,
+  );
 
   let memory = null;
   if (config.memoryDuration > 0) {
@@ -356,6 +238,8 @@ async function main() {
       duration: config.duration,
       warmup: config.warmup,
       rounds: config.rounds,
+      filterRounds: config.filterRounds,
+      sweep: { duration: config.sweepDuration, warmup: config.sweepWarmup, rounds: config.sweepRounds },
       connections: config.connections,
       bare: !config.bare
         ? 'not run'
@@ -365,16 +249,20 @@ async function main() {
       serviceEnv,
     },
     scenarios,
+    sweep,
     deepVsFirst,
     memory,
     targets: targetsOf(scenarios, deepVsFirst, memory, db.kind === 'postgres' && !config.baselineMain),
     notes,
   };
-  const base = env.BENCH_OUT ?? (config.profile ? join(PROFILES, 'run') : join(RESULTS, 'latest'));
+  const base = config.out ?? (config.profile ? join(PROFILES, 'run') : join(RESULTS, 'latest'));
   writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(`${base}.md`, markdown(report));
   writeFileSync(`${base}.svg`, svg(report));
-  process.stdout.write(`\n${markdown(report)}\nwritten: ${base}.{json,md,svg}\n`);
+  if (sweep.length > 0) writeFileSync(`${base}-sizes.svg`, sizesSvg(report));
+  process.stdout.write(
+    `\n${markdown(report)}\nwritten: ${base}.{json,md,svg}${sweep.length > 0 ? `, ${base}-sizes.svg` : ''}\n`,
+  );
   if (config.profile) {
     for (const name of ['service', ...(config.bare ? [config.baselineMain ? 'baseline' : 'bare'] : [])]) {
       const summary = summarise(mainThreadProfile(join(PROFILES, name)));

@@ -1,6 +1,14 @@
 import type autocannon from 'autocannon';
 
-export const SCENARIOS = ['get-one', 'list-first', 'list-deep', 'me', 'post-delete'] as const;
+export const SCENARIOS = [
+  'get-one',
+  'list-first',
+  'list-deep',
+  'me',
+  'post-delete',
+  'list-role',
+  'list-q',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const TITLES: Record<ScenarioName, string> = {
@@ -9,7 +17,18 @@ export const TITLES: Record<ScenarioName, string> = {
   'list-deep': 'GET list page past row 900,000',
   me: 'GET /me',
   'post-delete': 'POST then DELETE a membership',
+  'list-role': 'GET list page, role=ADMIN',
+  'list-q': 'GET list page, q=kowal',
 };
+
+/** The filtered pages, which are also measured at smaller tenants: their cost should not grow with it. */
+export const FILTER_SCENARIOS = ['list-role', 'list-q'] as const satisfies readonly ScenarioName[];
+export type FilterScenario = (typeof FILTER_SCENARIOS)[number];
+export const isFilter = (name: ScenarioName): name is FilterScenario =>
+  (FILTER_SCENARIOS as readonly string[]).includes(name);
+
+/** 2 % of the seed's members are ADMINs: a page of them is found within the first thousand rows. */
+export const ROLE_FILTER = 'ADMIN';
 
 /** What the load generator needs, written once by the harness and read by each load process. */
 export type Fixture = {
@@ -23,6 +42,11 @@ export type Fixture = {
   deepCursor: string;
   /** Users in no tenant: each POST adds one of them, the DELETE after it removes it again. */
   poolUserIds: string[];
+  /** What the search scenario types: a name fragment five members of each tenant have. */
+  q: string;
+  /** The big tenant's size, and smaller tenants (with their own OWNER) for the filtered pages. */
+  memberships: number;
+  sweep: { size: number; tenantId: string; ownerToken: string }[];
 };
 
 export const encodeCursor = (id: string) => Buffer.from(`v1:${id}`).toString('base64url');
@@ -39,9 +63,15 @@ export function requestsFor(
   name: ScenarioName,
   f: Fixture,
   poolOffset: number,
+  size?: number,
 ): { requests: Requests; usedPool: () => number } {
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
   const tenantPath = `/tenants/${f.tenantId}/memberships`;
+  // The filtered pages at a smaller tenant of the sweep; the big tenant otherwise.
+  const small = f.sweep.find((tenant) => tenant.size === size);
+  if (size !== undefined && size !== f.memberships && !small) throw new Error(`no tenant of ${size} members`);
+  const filtered = small ?? { tenantId: f.tenantId, ownerToken: f.ownerToken };
+  const filteredPath = `/tenants/${filtered.tenantId}/memberships`;
   let n = 0;
   const none = { usedPool: () => 0 };
   switch (name) {
@@ -67,6 +97,12 @@ export function requestsFor(
       };
     case 'me':
       return { ...none, requests: [{ method: 'GET', path: '/me', headers: auth(f.meToken) }] };
+    case 'list-role':
+    case 'list-q': {
+      const query = name === 'list-role' ? `role=${ROLE_FILTER}` : `q=${encodeURIComponent(f.q)}`;
+      const path = `${filteredPath}?${query}`;
+      return { ...none, requests: [{ method: 'GET', path, headers: auth(filtered.ownerToken) }] };
+    }
     case 'post-delete':
       return {
         usedPool: () => n,

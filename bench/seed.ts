@@ -1,3 +1,4 @@
+import { nameSearchable, roleOf, type SweepTenant, seedSweepTenant, v7 } from './seed-tenants.js';
 import type { Sql } from './sql.js';
 
 export type SeedSize = {
@@ -7,6 +8,8 @@ export type SeedSize = {
   tenants: number;
   /** Users in no tenant, for POST then DELETE. */
   pool: number;
+  /** Sizes of the smaller tenants (own users each) that the filtered pages are also measured at. */
+  sweep?: number[];
 };
 
 export type Seeded = {
@@ -20,19 +23,12 @@ export type Seeded = {
   deepAfterId: string;
   deepAfterRow: number;
   poolUserIds: string[];
+  /** The smaller tenants of the size sweep, smallest first. */
+  sweep: SweepTenant[];
   rows: { users: number; tenants: number; memberships: number };
 };
 
 const DAY_MS = 86_400_000;
-
-/**
- * A UUIDv7 made in SQL: the millisecond timestamp in the first 48 bits, the version, then a tag
- * (which kind of row) and the row number where the random bits would be. Deterministic, so that a
- * row's id is recomputed rather than joined; one millisecond per row, so that ordering by id is
- * creation order, as with the ids the service makes. (md5-based random bits cost 5x the seed time.)
- */
-const v7 = (ms: string, tag: string, n: string) =>
-  `(lpad(to_hex(${ms}), 12, '0') || '7${tag}8' || lpad(to_hex(${n}), 15, '0'))::uuid`;
 
 async function step(label: string, work: () => Promise<unknown>): Promise<void> {
   const started = performance.now();
@@ -42,7 +38,7 @@ async function step(label: string, work: () => Promise<unknown>): Promise<void> 
 
 /** Set-based: one INSERT ... SELECT FROM generate_series per table, never row by row. */
 export async function seed(sql: Sql, size: SeedSize, kind: 'postgres' | 'pglite'): Promise<Seeded> {
-  const { memberships: n, tenants: t, pool: p } = size;
+  const { memberships: n, tenants: t, pool: p, sweep = [] } = size;
   if (n < 1000) throw new Error('the big tenant needs at least 1000 memberships');
   // Forty days ago, so that every id the service makes during the run sorts after the seeded ones.
   const base = String(Date.now() - 40 * DAY_MS);
@@ -52,12 +48,14 @@ export async function seed(sql: Sql, size: SeedSize, kind: 'postgres' | 'pglite'
   const poolUser = (j: string) => v7(`${base} + ${n} + ${j}`, 'a02', j);
   const bigMembership = (i: string) => v7(`${base} + ${i}`, 'c01', i);
 
-  // The data is consistent by construction: skip the per-row foreign-key triggers while loading,
-  // and build the secondary indexes once at the end rather than row by row.
-  await sql.query('set session_replication_role = replica');
+  // The data is consistent by construction: no per-row foreign-key checks while loading (the
+  // constraints go, and come back validated once), and the secondary indexes are built once at the
+  // end rather than row by row. The schema's own triggers still fire (a replication role that
+  // skipped the foreign-key checks would skip them too): what they keep must be right.
   await sql.query(`set maintenance_work_mem = '${kind === 'postgres' ? '256MB' : '64MB'}'`);
   const indexes = await secondaryIndexes(sql);
-  for (const index of indexes) await sql.query(index.drop);
+  const foreignKeys = await foreignKeysOf(sql);
+  for (const index of [...foreignKeys, ...indexes]) await sql.query(index.drop);
   await step(`${n + p} users`, () =>
     sql.query(
       `insert into users (id, subject, email, email_canonical, display_name)
@@ -78,12 +76,18 @@ export async function seed(sql: Sql, size: SeedSize, kind: 'postgres' | 'pglite'
   await step(`${n} memberships of the big tenant`, () =>
     sql.query(
       `insert into tenant_memberships (id, tenant_id, user_id, role)
-       select ${bigMembership('i')}, ${bigTenant}, ${user('i')},
-         (case when i = 1 then 'OWNER' when i % 50 = 0 then 'ADMIN' when i % 10 = 0 then 'TEACHER'
-          else 'STUDENT' end)::membership_role
+       select ${bigMembership('i')}, ${bigTenant}, ${user('i')}, ${roleOf('i')}
        from generate_series(1, ${n}) i`,
     ),
   );
+  await nameSearchable(sql, n, user, bigMembership);
+  const sweepTenants: SweepTenant[] = [];
+  // Past every other seeded timestamp, so that no id repeats one of the big tenant's.
+  const sweepBase = `${base} + ${n + p + t * 10 + 100}`;
+  for (const [k, s] of [...sweep].sort((a, b) => a - b).entries())
+    await step(`a tenant of ${s} memberships for the size sweep`, async () => {
+      sweepTenants.push(await seedSweepTenant(sql, k, s, `${sweepBase} + ${k * 1_000_000}`));
+    });
   await step(`${t * 10 + 4} memberships of the other tenants`, () =>
     sql.query(
       `insert into tenant_memberships (id, tenant_id, user_id, role)
@@ -97,9 +101,11 @@ export async function seed(sql: Sql, size: SeedSize, kind: 'postgres' | 'pglite'
        from generate_series(1, ${Math.min(4, t)}) i`,
     ),
   );
-  await sql.query('set session_replication_role = origin');
   await step(`${indexes.length} secondary indexes and unique constraints`, async () => {
     for (const index of indexes) await sql.query(index.create);
+  });
+  await step(`${foreignKeys.length} foreign keys, validated`, async () => {
+    for (const key of foreignKeys) await sql.query(key.create);
   });
   await step('vacuum analyze', async () => {
     for (const table of ['users', 'tenants', 'tenant_memberships'])
@@ -127,6 +133,7 @@ export async function seed(sql: Sql, size: SeedSize, kind: 'postgres' | 'pglite'
     deepAfterId,
     deepAfterRow,
     poolUserIds: await ids(`select ${poolUser('j')} as id from generate_series(1, ${p}) j`),
+    sweep: sweepTenants,
     rows: counts ?? { users: 0, tenants: 0, memberships: 0 },
   };
 }
@@ -148,6 +155,17 @@ async function secondaryIndexes(sql: Sql): Promise<Rebuild[]> {
      from pg_index i left join pg_constraint c on c.conindid = i.indexrelid and c.contype = 'u'
      where i.indrelid in ('users'::regclass, 'tenant_memberships'::regclass) and not i.indisprimary
        and (c.oid is not null or not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid))
+     order by 1`,
+  );
+}
+
+/** The foreign keys of the tables the seed fills, as the migrations made them. */
+async function foreignKeysOf(sql: Sql): Promise<Rebuild[]> {
+  return sql.query<Rebuild>(
+    `select c.conname as name, format('alter table %s drop constraint %I', c.conrelid::regclass, c.conname) as drop,
+       format('alter table %s add constraint %I %s', c.conrelid::regclass, c.conname, pg_get_constraintdef(c.oid)) as create
+     from pg_constraint c
+     where c.contype = 'f' and c.conrelid in ('users'::regclass, 'tenants'::regclass, 'tenant_memberships'::regclass)
      order by 1`,
   );
 }

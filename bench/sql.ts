@@ -12,7 +12,8 @@ export type Row = Record<string, unknown>;
 
 /** The little the bench needs from a database, on postgres.js or on PGlite. */
 export type Sql = {
-  query<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>;
+  /** `prepare: false`: planned for its parameters every time (postgres.js; PGlite never prepares). */
+  query<T extends Row = Row>(text: string, params?: unknown[], options?: { prepare?: boolean }): Promise<T[]>;
   transaction<T>(work: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
@@ -28,11 +29,17 @@ type Params = postgres.ParameterOrJSON<never>[];
 
 export function postgresSql(url: string, options: SqlOptions = {}): Sql {
   const prepare = options.prepare ?? true;
-  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {}, prepare });
+  const client = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    prepare,
+  });
   const queryOn =
     (c: Client) =>
-    async <T extends Row>(text: string, params: unknown[] = []): Promise<T[]> =>
-      (await c.unsafe(text, params as Params, { prepare })) as unknown as T[];
+    async <T extends Row>(text: string, params: unknown[] = [], options: { prepare?: boolean } = {}) =>
+      (await c.unsafe(text, params as Params, {
+        prepare: prepare && options.prepare !== false,
+      })) as unknown as T[];
   return {
     query: queryOn(client),
     transaction: async <T>(work: (tx: Pick<Sql, 'query'>) => Promise<T>) =>
