@@ -1,5 +1,6 @@
 import { contract } from '@tms/contract';
 import { isAppRoute } from '@ts-rest/core';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import { preparedPer } from '../src/db/prepared.js';
@@ -326,12 +327,21 @@ describe('SQL statements per request', () => {
 });
 
 describe('prepared queries', () => {
-  it('are built once per database handle, and afresh in each transaction', async () => {
+  it('are built once per database handle, and once for all transactions, each on its own connection', async () => {
     let builds = 0;
-    const query = preparedPer(() => ++builds);
-    expect([query(database.db), query(database.db), query(database.db)]).toEqual([1, 1, 1]);
-    await database.db.transaction(async (tx) => {
-      expect([query(tx), query(tx)]).toEqual([2, 3]);
-    });
+    const query = preparedPer((db) =>
+      db.select({ one: sql<number>`1` }).from(sql`(select 1) as "t"`).prepare(`counted_${++builds}`),
+    );
+    expect(query(database.db)).toBe(query(database.db));
+    const clients: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      await database.db.transaction(async (tx) => {
+        const inTx = query(tx);
+        clients.push((inTx as unknown as { client: unknown }).client);
+        expect(await inTx.execute()).toEqual([{ one: 1 }]);
+      });
+    }
+    expect(builds).toBe(2);
+    expect(clients[0]).not.toBe(clients[1]);
   });
 });

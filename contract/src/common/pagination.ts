@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { text } from './text.js';
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
@@ -27,9 +26,10 @@ export const queryBoolean = z
  * A free-text filter: case-insensitive substring, of printable text (no control characters: the
  * server's search index keeps a member's fields one per line, and a line break would join two).
  */
-export const searchQuery = text()
+export const searchQuery = z
+  .string()
   .trim()
   .min(1)
   .max(200)
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters (NUL, line breaks, …)');

@@ -37,6 +37,15 @@ export async function findCallerInTenant(
   return row && { user: row.user, tenant: { exists: row.tenantExists, role: row.role } };
 }
 
+const lockTenant = preparedPer((db) =>
+  db
+    .select({ id: tenants.id })
+    .from(tenants)
+    .where(eq(tenants.id, sql.placeholder('tenantId')))
+    .for('update')
+    .prepare('lock_tenant'),
+);
+
 /**
  * Locks the tenant's row for the rest of the transaction, then reads the caller and its role in
  * it: the facts a write decides on. The lock serialises the membership writes of one tenant, so
@@ -52,13 +61,7 @@ export async function lockTenantForWrite(
   tenantId: string,
   subject: string,
 ): Promise<{ user: UserRow | undefined; tenant: TenantFact }> {
-  await tx
-    .select({ id: tenants.id })
-    .from(tenants)
-    .where(eq(tenants.id, tenantId))
-    .for('update')
-    .prepare('lock_tenant')
-    .execute();
+  await lockTenant(tx).execute({ tenantId });
   const found = await findCallerInTenant(tx, subject, tenantId);
   return { user: found?.user, tenant: found?.tenant ?? { exists: false, role: null } };
 }

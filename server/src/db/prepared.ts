@@ -1,16 +1,40 @@
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.js';
 
+/** What a drizzle prepared query runs on: the driver's client, the one part a transaction changes. */
+type OnClient = { client: unknown };
+
+/** The session drizzle runs a transaction's queries on: its class says which driver, `client` which connection. */
+const sessionOf = (tx: object) => (tx as { session: { client: unknown } }).session;
+
 /**
  * A drizzle prepared query (`.prepare(name)`), built once per database handle: building a query's
  * SQL is a fair share of a short request's CPU, and a named query is prepared once per connection
- * by the driver (one round trip and one plan afterwards). Inside a transaction, which is a new
- * object each time, the query is built afresh; the driver still reuses the connection's statement.
+ * by the driver (one round trip and one plan afterwards).
+ *
+ * A transaction is a new handle each time, on the connection it holds. Its queries are built once
+ * too, from the first transaction, and each later one runs a copy whose client is its own
+ * connection: the SQL text, its parameters and its result mapping are the same (drizzle's prepared
+ * queries of both drivers keep the connection in `client`; db/prepared.test checks it stays so).
  */
-export function preparedPer<T>(build: (db: Executor) => T): (db: Executor) => T {
+export function preparedPer<T extends object>(build: (db: Executor) => T): (db: Executor) => T {
   const byDatabase = new WeakMap<Executor, T>();
+  const inTransactions = new Map<unknown, T>();
   return (db) => {
-    if (db instanceof PgTransaction) return build(db);
+    if (db instanceof PgTransaction) {
+      const { client, constructor: driver } = sessionOf(db);
+      const built = inTransactions.get(driver);
+      // Not a prepared query (a builder run as built): it holds its session, so it is built again.
+      if (built && !('client' in built)) return build(db);
+      if (!built) {
+        const query = build(db);
+        inTransactions.set(driver, query);
+        return query;
+      }
+      const copy = Object.assign(Object.create(Object.getPrototypeOf(built)) as T, built);
+      (copy as unknown as OnClient).client = client;
+      return copy;
+    }
     let query = byDatabase.get(db);
     if (!query) {
       query = build(db);

@@ -1,7 +1,8 @@
 import type { Role } from '@tms/contract';
-import { and, eq, ne, type SQL, sql, type WithSubquery } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
+import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
 import type { MembershipWithUser } from './memberships.repository.js';
@@ -16,7 +17,13 @@ import type { MembershipWithUser } from './memberships.repository.js';
 /** The membership as it was before the change, and, for an OWNER, how many OWNERs there were. */
 export type Before = MembershipWithUser & { owners: number | null };
 
-function membershipNamed(db: Executor, tenantId: string, membershipId: string) {
+const TENANT = sql.placeholder('tenantId');
+const MEMBERSHIP = sql.placeholder('membershipId');
+
+/** The membership the URL names, within its tenant (the scope rule). */
+const thisMembership = and(eq(tenantMemberships.tenantId, TENANT), eq(tenantMemberships.id, MEMBERSHIP));
+
+function membershipNamed(db: Executor) {
   return db.$with('target').as(
     db
       .select({
@@ -33,11 +40,11 @@ function membershipNamed(db: Executor, tenantId: string, membershipId: string) {
         // The last-owner rule is about OWNERs only: nobody else's change counts them.
         owners: sql<number | null>`case when ${tenantMemberships.role} = 'OWNER' then (
           select count(*)::int from ${tenantMemberships} as "owner"
-          where "owner"."tenant_id" = ${tenantId} and "owner"."role" = 'OWNER') end`.as('owners'),
+          where "owner"."tenant_id" = ${TENANT} and "owner"."role" = 'OWNER') end`.as('owners'),
       })
       .from(tenantMemberships)
       .innerJoin(users, eq(users.id, tenantMemberships.userId))
-      .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.id, membershipId))),
+      .where(thisMembership),
   );
 }
 
@@ -63,8 +70,28 @@ const asBefore = ({ email, displayName, ...row }: BeforeRow): Before => ({
   user: { email, displayName },
 });
 
-const thisMembership = (tenantId: string, membershipId: string): SQL | undefined =>
-  and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.id, membershipId));
+const updateRole = preparedPer((db) => {
+  const target = membershipNamed(db);
+  const changed = db.$with('changed').as(
+    db
+      .update(tenantMemberships)
+      .set({
+        role: sql`${sql.placeholder('role')}::membership_role`,
+        version: sql`${tenantMemberships.version} + 1`,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        and(thisMembership, sql`${tenantMemberships.role} <> ${sql.placeholder('role')}::membership_role`),
+      )
+      .returning({ version: tenantMemberships.version, updatedAt: tenantMemberships.updatedAt }),
+  );
+  return db
+    .with(target, changed)
+    .select({ ...beforeFields(target), newVersion: changed.version, newUpdatedAt: changed.updatedAt })
+    .from(target)
+    .leftJoin(changed, sql`true`)
+    .prepare('update_membership_role');
+});
 
 /** Gives the membership `role` (unless it has it already); undefined when there is no such membership. */
 export async function updateRoleReturningBefore(
@@ -73,19 +100,7 @@ export async function updateRoleReturningBefore(
   membershipId: string,
   role: Role,
 ): Promise<{ before: Before; after: MembershipWithUser | null } | undefined> {
-  const target = membershipNamed(db, tenantId, membershipId);
-  const changed = db.$with('changed').as(
-    db
-      .update(tenantMemberships)
-      .set({ role, version: sql`${tenantMemberships.version} + 1`, updatedAt: sql`now()` })
-      .where(and(thisMembership(tenantId, membershipId), ne(tenantMemberships.role, role)))
-      .returning({ version: tenantMemberships.version, updatedAt: tenantMemberships.updatedAt }),
-  );
-  const [row] = await db
-    .with(target, changed)
-    .select({ ...beforeFields(target), newVersion: changed.version, newUpdatedAt: changed.updatedAt })
-    .from(target)
-    .leftJoin(changed, sql`true`);
+  const [row] = await updateRole(db).execute({ tenantId, membershipId, role });
   if (!row) return undefined;
   const { newVersion, newUpdatedAt, ...was } = row;
   const before = asBefore(was);
@@ -96,22 +111,21 @@ export async function updateRoleReturningBefore(
   return { before, after };
 }
 
+const deleteOne = preparedPer((db) => {
+  const target = membershipNamed(db);
+  const removed = db
+    .$with('removed')
+    .as(db.delete(tenantMemberships).where(thisMembership).returning({ id: tenantMemberships.id }));
+  return db.with(target, removed).select(beforeFields(target)).from(target).prepare('delete_membership');
+});
+
 /** Deletes the membership; undefined when there is no such membership. */
 export async function deleteReturningBefore(
   db: Executor,
   tenantId: string,
   membershipId: string,
 ): Promise<Before | undefined> {
-  const target = membershipNamed(db, tenantId, membershipId);
-  const removed = db
-    .$with('removed')
-    .as(
-      db
-        .delete(tenantMemberships)
-        .where(thisMembership(tenantId, membershipId))
-        .returning({ id: tenantMemberships.id }),
-    );
-  const [row] = await db.with(target, removed).select(beforeFields(target)).from(target);
+  const [row] = await deleteOne(db).execute({ tenantId, membershipId });
   return row && asBefore(row);
 }
 
@@ -136,6 +150,63 @@ type Added = {
   added: MembershipRow | null;
 };
 
+const PERSON = { id: users.id, email: users.email, displayName: users.displayName };
+
+/** The new membership of `person` (the CTE named so), unless the person already is a member. */
+function addingMember(db: Executor) {
+  const person = db.$with('person').as(db.select(PERSON).from(users));
+  const added = db.$with('added').as(
+    db
+      .insert(tenantMemberships)
+      .select(
+        db
+          .select({
+            id: sql<string>`${sql.placeholder('newId')}::uuid`.as('id'),
+            tenantId: sql<string>`${TENANT}::uuid`.as('tenant_id'),
+            userId: person.id,
+            role: sql<Role>`${sql.placeholder('role')}::membership_role`.as('role'),
+            invitedDisplayName: sql<string | null>`${sql.placeholder('invitedDisplayName')}::text`.as(
+              'invited_display_name',
+            ),
+            ...NEW_ROW_DEFAULTS.membership,
+          })
+          .from(person),
+      )
+      .onConflictDoNothing({ target: [tenantMemberships.tenantId, tenantMemberships.userId] })
+      .returning(),
+  );
+  const selection = {
+    person: { email: person.email, displayName: person.displayName },
+    added: {
+      id: added.id,
+      tenantId: added.tenantId,
+      userId: added.userId,
+      role: added.role,
+      invitedDisplayName: added.invitedDisplayName,
+      version: added.version,
+      createdAt: added.createdAt,
+      updatedAt: added.updatedAt,
+    },
+  };
+  return { person, added, selection };
+}
+
+const addUser = preparedPer((db) => {
+  const { person, added, selection } = addingMember(db);
+  const named = db.$with('person').as(
+    db
+      .select(PERSON)
+      .from(users)
+      .where(eq(users.id, sql.placeholder('userId'))),
+  );
+  return db
+    .with(named, added)
+    .select(selection)
+    .from(person)
+    .leftJoin(added, sql`true`)
+    .prepare('add_member_user');
+});
+
 /**
  * Adds the user to the tenant, reading the user with it. `person` null: no such user; `added`
  * null: already a member.
@@ -144,16 +215,52 @@ export async function insertMembershipOfUser(
   db: Executor,
   membership: { tenantId: string; userId: string; role: Role },
 ): Promise<Added> {
-  const person = db
-    .$with('person')
-    .as(
-      db
-        .select({ id: users.id, email: users.email, displayName: users.displayName })
-        .from(users)
-        .where(eq(users.id, membership.userId)),
-    );
-  return addMember(db, person, membership, null);
+  const [row] = await addUser(db).execute({ ...membership, newId: uuidv7(), invitedDisplayName: null });
+  return { person: row?.person ?? null, added: row?.added ?? null };
 }
+
+const addAddress = preparedPer((db) => {
+  const { person, added, selection } = addingMember(db);
+  const holder = db.$with('holder').as(
+    db
+      .select(PERSON)
+      .from(users)
+      .where(eq(users.emailCanonical, sql.placeholder('canonical'))),
+  );
+  const invited = db.$with('invited').as(
+    db
+      .insert(users)
+      .select(
+        db
+          .select({
+            id: sql<string>`${sql.placeholder('newUserId')}::uuid`.as('id'),
+            subject: sql<null>`null`.as('subject'),
+            email: sql<string>`${sql.placeholder('address')}::text`.as('email'),
+            emailCanonical: sql<string>`${sql.placeholder('canonical')}::text`.as('email_canonical'),
+            displayName: sql<null>`null`.as('display_name'),
+            ...NEW_ROW_DEFAULTS.user,
+          })
+          .from(sql`(select 1) as "one"`)
+          .where(sql`not exists (select 1 from ${holder})`),
+      )
+      .onConflictDoNothing({ target: users.emailCanonical })
+      .returning(PERSON),
+  );
+  const either = db.$with('person').as(
+    db
+      .select({ id: holder.id, email: holder.email, displayName: holder.displayName })
+      .from(holder)
+      .unionAll(
+        db.select({ id: invited.id, email: invited.email, displayName: invited.displayName }).from(invited),
+      ),
+  );
+  return db
+    .with(holder, invited, either, added)
+    .select(selection)
+    .from(person)
+    .leftJoin(added, sql`true`)
+    .prepare('add_member_address');
+});
 
 /**
  * Adds whoever holds the address (signed in or invited), or a new invited user for it, in one
@@ -164,92 +271,13 @@ export async function insertMembershipOfAddress(
   db: Executor,
   membership: { tenantId: string; email: EmailIdentity; role: Role; invitedDisplayName: string | null },
 ): Promise<Added> {
-  const { email } = membership;
-  const holder = db
-    .$with('holder')
-    .as(
-      db
-        .select({ id: users.id, email: users.email, displayName: users.displayName })
-        .from(users)
-        .where(eq(users.emailCanonical, email.canonical)),
-    );
-  const invited = db.$with('invited').as(
-    db
-      .insert(users)
-      .select(
-        db
-          .select({
-            id: sql<string>`${uuidv7()}::uuid`.as('id'),
-            subject: sql<null>`null`.as('subject'),
-            email: sql<string>`${email.address}`.as('email'),
-            emailCanonical: sql<string>`${email.canonical}`.as('email_canonical'),
-            displayName: sql<null>`null`.as('display_name'),
-            ...NEW_ROW_DEFAULTS.user,
-          })
-          .from(sql`(select 1) as "one"`)
-          .where(sql`not exists (select 1 from ${holder})`),
-      )
-      .onConflictDoNothing({ target: users.emailCanonical })
-      .returning({ id: users.id, email: users.email, displayName: users.displayName }),
-  );
-  const person = db.$with('person').as(
-    db
-      .select({ id: holder.id, email: holder.email, displayName: holder.displayName })
-      .from(holder)
-      .unionAll(
-        db.select({ id: invited.id, email: invited.email, displayName: invited.displayName }).from(invited),
-      ),
-  );
-  return addMember(db, person, membership, membership.invitedDisplayName, [holder, invited]);
-}
-
-type Person = ReturnType<typeof personOf>;
-const personOf = (db: Executor) =>
-  db
-    .$with('person')
-    .as(db.select({ id: users.id, email: users.email, displayName: users.displayName }).from(users));
-
-async function addMember(
-  db: Executor,
-  person: Person,
-  membership: { tenantId: string; role: Role },
-  invitedDisplayName: string | null,
-  before: WithSubquery[] = [],
-): Promise<Added> {
-  const added = db.$with('added').as(
-    db
-      .insert(tenantMemberships)
-      .select(
-        db
-          .select({
-            id: sql<string>`${uuidv7()}::uuid`.as('id'),
-            tenantId: sql<string>`${membership.tenantId}::uuid`.as('tenant_id'),
-            userId: person.id,
-            role: sql<Role>`${membership.role}::membership_role`.as('role'),
-            invitedDisplayName: sql<string | null>`${invitedDisplayName}::text`.as('invited_display_name'),
-            ...NEW_ROW_DEFAULTS.membership,
-          })
-          .from(person),
-      )
-      .onConflictDoNothing({ target: [tenantMemberships.tenantId, tenantMemberships.userId] })
-      .returning(),
-  );
-  const [row] = await db
-    .with(...before, person, added)
-    .select({
-      person: { email: person.email, displayName: person.displayName },
-      added: {
-        id: added.id,
-        tenantId: added.tenantId,
-        userId: added.userId,
-        role: added.role,
-        invitedDisplayName: added.invitedDisplayName,
-        version: added.version,
-        createdAt: added.createdAt,
-        updatedAt: added.updatedAt,
-      },
-    })
-    .from(person)
-    .leftJoin(added, sql`true`);
+  const { email, ...rest } = membership;
+  const [row] = await addAddress(db).execute({
+    ...rest,
+    newId: uuidv7(),
+    newUserId: uuidv7(),
+    address: email.address,
+    canonical: email.canonical,
+  });
   return { person: row?.person ?? null, added: row?.added ?? null };
 }
