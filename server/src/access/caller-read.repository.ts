@@ -1,10 +1,11 @@
 import { ROLE_LEVEL, ROLES, type Role, type RouteAccess, TENANT_ADMIN_LEVEL } from '@tms/contract';
 import { and, eq, inArray, type Placeholder, type SQL, type Subquery, sql } from 'drizzle-orm';
+import type { KnownUser } from '../auth/identity.service.js';
 import type { Executor } from '../db/database.js';
-import { tenantMemberships, tenants, type UserRow, users } from '../db/schema.js';
+import { tenantMemberships, tenants, users } from '../db/schema.js';
 
 /** The caller's user row, with what a tenant route decides on: whether the tenant exists, the role there. */
-export type CallerRow = UserRow & { tenantExists: boolean; tenantRole: Role | null };
+export type CallerRow = KnownUser & { tenantExists: boolean; tenantRole: Role | null };
 
 /** The rows of a read that looked the caller up in its own statement: no caller row, no such user. */
 export type CallerRead<T> = { caller: CallerRow | undefined; items: T[] };
@@ -17,13 +18,10 @@ function callerScope(db: Executor, tenantId: Placeholder | undefined) {
   const scoped = db
     .select({
       id: users.id,
-      subject: users.subject,
       email: users.email,
       emailCanonical: users.emailCanonical,
       displayName: users.displayName,
       isSuperAdmin: users.isSuperAdmin,
-      createdAt: users.createdAt,
-      updatedAt: users.updatedAt,
       tenantExists: (tenantId ? sql<boolean>`${tenants.id} is not null` : sql<boolean>`false`).as(
         'tenant_exists',
       ),
@@ -47,13 +45,10 @@ export type CallerScope = ReturnType<typeof callerScope>;
 
 const callerFields = (caller: CallerScope) => ({
   id: caller.id,
-  subject: caller.subject,
   email: caller.email,
   emailCanonical: caller.emailCanonical,
   displayName: caller.displayName,
   isSuperAdmin: caller.isSuperAdmin,
-  createdAt: caller.createdAt,
-  updatedAt: caller.updatedAt,
   tenantExists: caller.tenantExists,
   tenantRole: caller.tenantRole,
 });

@@ -22,7 +22,7 @@ import {
  */
 export async function claimAddress(
   db: Database,
-  user: UserRow,
+  user: Pick<UserRow, 'id'>,
   email: EmailIdentity,
   displayName: string | undefined,
 ): Promise<boolean> {

@@ -12,7 +12,10 @@ import {
 import { claimAddress } from './claim-address.js';
 import type { TokenClaims } from './token-verifier.js';
 
-export const toCaller = (row: UserRow, subject: string): Caller => ({
+/** What identifying a caller reads of its user: the read that finds it carries no more. */
+export type KnownUser = Pick<UserRow, 'id' | 'email' | 'emailCanonical' | 'displayName' | 'isSuperAdmin'>;
+
+export const toCaller = (row: KnownUser, subject: string): Caller => ({
   userId: row.id,
   subject,
   email: row.email,
@@ -42,7 +45,7 @@ const refreshed = new WeakSet<TokenClaims>();
 export async function identify(
   db: Database,
   claims: TokenClaims,
-  known: UserRow | undefined,
+  known: KnownUser | undefined,
 ): Promise<{ caller: Caller; membershipsMoved: boolean }> {
   if (!known)
     return { caller: toCaller(await signInFirstTime(db, claims), claims.sub), membershipsMoved: true };
@@ -59,10 +62,10 @@ export async function identify(
  * Whether the record needs nothing from these claims: it exists, and its name and address are the
  * token's, or this token was already looked at. A read that found such a record goes on with it.
  */
-export const identityIsCurrent = (claims: TokenClaims, known: UserRow | undefined): known is UserRow =>
+export const identityIsCurrent = (claims: TokenClaims, known: KnownUser | undefined): known is KnownUser =>
   known !== undefined && (refreshed.has(claims) || !differs(known, claims, verifiedEmailOf(claims)));
 
-const differs = (user: UserRow, claims: TokenClaims, email: EmailIdentity | undefined) =>
+const differs = (user: KnownUser, claims: TokenClaims, email: EmailIdentity | undefined) =>
   (claims.name !== undefined && claims.name !== user.displayName) ||
   (email !== undefined && email.address !== user.email);
 
@@ -90,7 +93,7 @@ async function signInFirstTime(db: Database, claims: TokenClaims): Promise<UserR
 /** Writes the newer claims to the record; true when an invitation's memberships came with them. */
 async function refreshClaims(
   db: Database,
-  user: UserRow,
+  user: KnownUser,
   claims: TokenClaims,
   email: EmailIdentity | undefined,
 ): Promise<boolean> {
