@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
-import type { MembershipWithUser } from './memberships.repository.js';
+import { type MembershipWithUser, membershipColumns } from './memberships.repository.js';
 
 /*
  * Each change is one statement that also reads what its rules are checked on: the membership as it
@@ -27,14 +27,7 @@ function membershipNamed(db: Executor) {
   return db.$with('target').as(
     db
       .select({
-        id: tenantMemberships.id,
-        tenantId: tenantMemberships.tenantId,
-        userId: tenantMemberships.userId,
-        role: tenantMemberships.role,
-        invitedDisplayName: tenantMemberships.invitedDisplayName,
-        version: tenantMemberships.version,
-        createdAt: tenantMemberships.createdAt,
-        updatedAt: tenantMemberships.updatedAt,
+        ...membershipColumns,
         email: users.email,
         displayName: users.displayName,
         // The last-owner rule is about OWNERs only: nobody else's change counts them.

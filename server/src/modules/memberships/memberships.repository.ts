@@ -10,7 +10,8 @@ export type MembershipWithUser = MembershipRow & {
   user: { email: string | null; displayName: string | null };
 };
 
-export const withUser = {
+/** A membership's columns as the service reads them (not `search`, which is the index's). */
+export const membershipColumns = {
   id: tenantMemberships.id,
   tenantId: tenantMemberships.tenantId,
   userId: tenantMemberships.userId,
@@ -19,6 +20,10 @@ export const withUser = {
   version: tenantMemberships.version,
   createdAt: tenantMemberships.createdAt,
   updatedAt: tenantMemberships.updatedAt,
+};
+
+export const withUser = {
+  ...membershipColumns,
   user: { email: users.email, displayName: users.displayName },
 };
 
