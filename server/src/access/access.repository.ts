@@ -1,41 +1,17 @@
 import type { Role } from '@tms/contract';
-import { and, eq, sql } from 'drizzle-orm';
-import type { Executor, Transaction } from '../db/database.js';
+import { eq, sql } from 'drizzle-orm';
+import type { Transaction } from '../db/database.js';
 import { preparedPer } from '../db/prepared.js';
-import { tenantMemberships, tenants, type UserRow, users } from '../db/schema.js';
+import { tenants } from '../db/schema.js';
+import { type CallerRow, findCaller } from './caller-read.repository.js';
 
 export type TenantFact = { exists: boolean; role: Role | null };
 
-const callerInTenant = preparedPer((db) =>
-  db
-    .select({
-      user: users,
-      tenantExists: sql<boolean>`${tenants.id} is not null`,
-      role: tenantMemberships.role,
-    })
-    .from(users)
-    .leftJoin(tenants, eq(tenants.id, sql.placeholder('tenantId')))
-    .leftJoin(
-      tenantMemberships,
-      and(eq(tenantMemberships.tenantId, tenants.id), eq(tenantMemberships.userId, users.id)),
-    )
-    .where(eq(users.subject, sql.placeholder('subject')))
-    .limit(1)
-    .prepare('caller_in_tenant'),
-);
-
-/**
- * The caller, whether the URL's tenant exists and the caller's role in it, in one round trip:
- * all a read needs to decide access.
- */
-export async function findCallerInTenant(
-  db: Executor,
-  subject: string,
-  tenantId: string,
-): Promise<{ user: UserRow; tenant: TenantFact } | undefined> {
-  const [row] = await callerInTenant(db).execute({ subject, tenantId });
-  return row && { user: row.user, tenant: { exists: row.tenantExists, role: row.role } };
-}
+/** What the caller's row says of the URL's tenant: no caller, no role (and nothing known of it). */
+export const factOf = (caller: CallerRow | undefined): TenantFact => ({
+  exists: caller?.tenantExists ?? false,
+  role: caller?.tenantRole ?? null,
+});
 
 const lockTenant = preparedPer((db) =>
   db
@@ -60,8 +36,8 @@ export async function lockTenantForWrite(
   tx: Transaction,
   tenantId: string,
   subject: string,
-): Promise<{ user: UserRow | undefined; tenant: TenantFact }> {
+): Promise<{ user: CallerRow | undefined; tenant: TenantFact }> {
   await lockTenant(tx).execute({ tenantId });
-  const found = await findCallerInTenant(tx, subject, tenantId);
-  return { user: found?.user, tenant: found?.tenant ?? { exists: false, role: null } };
+  const user = await findCaller(tx, subject, tenantId);
+  return { user, tenant: factOf(user) };
 }

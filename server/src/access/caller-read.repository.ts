@@ -2,6 +2,7 @@ import { ROLE_LEVEL, ROLES, type Role, type RouteAccess, TENANT_ADMIN_LEVEL } fr
 import { and, eq, inArray, type Placeholder, type SQL, type Subquery, sql } from 'drizzle-orm';
 import type { KnownUser } from '../auth/identity.service.js';
 import type { Executor } from '../db/database.js';
+import { preparedPer } from '../db/prepared.js';
 import { tenantMemberships, tenants, users } from '../db/schema.js';
 
 /** The caller's user row, with what a tenant route decides on: whether the tenant exists, the role there. */
@@ -121,17 +122,27 @@ export function callerReadOf<T>(rows: { caller: CallerRow; item: T | null }[]): 
   return { caller: rows[0]?.caller, items };
 }
 
-/** The caller alone, when a read cannot be built (a cursor that is not ours) and access comes first. */
-export async function readCallerOnly(
+const callerAlone = (tenant: boolean) =>
+  preparedPer((db) => {
+    const caller = callerScope(db, tenant ? sql.placeholder('tenantId') : undefined);
+    return db
+      .with(caller)
+      .select(callerFields(caller))
+      .from(caller)
+      .prepare(tenant ? 'caller_in_tenant' : 'caller');
+  });
+const CALLER_ALONE = { inTenant: callerAlone(true), alone: callerAlone(false) };
+
+/**
+ * The caller alone, with the tenant's facts when a tenant is named: what a write decides on (after
+ * the tenant's lock), and what a read that cannot be built decides on before it answers.
+ */
+export async function findCaller(
   db: Executor,
   subject: string,
   tenantId: string | undefined,
-): Promise<CallerRead<never>> {
-  const caller = callerScope(db, tenantId === undefined ? undefined : sql.placeholder('tenantId'));
-  const [row] = await db
-    .with(caller)
-    .select(callerFields(caller))
-    .from(caller)
-    .execute({ subject, tenantId });
-  return { caller: row, items: [] };
+): Promise<CallerRow | undefined> {
+  const query = tenantId === undefined ? CALLER_ALONE.alone : CALLER_ALONE.inTenant;
+  const [row] = await query(db).execute({ subject, tenantId });
+  return row;
 }

@@ -2,8 +2,9 @@ import type { RouteAccess } from '@tms/contract';
 import { identify, identityIsCurrent, toCaller } from '../auth/identity.service.js';
 import type { TokenClaims } from '../auth/token-verifier.js';
 import type { Database } from '../db/database.js';
+import { factOf } from './access.repository.js';
 import type { Caller } from './caller.js';
-import { type CallerRead, type CallerRow, readCallerOnly } from './caller-read.repository.js';
+import { type CallerRead, type CallerRow, findCaller } from './caller-read.repository.js';
 import { decideAccess, type TenantAccess } from './decide-access.js';
 
 /** Who asks, as a read needs to know: the token's claims, the route's rule, the URL's tenant. */
@@ -43,7 +44,7 @@ export async function readAsCaller<T>(
 
 const factsOf = (row: CallerRow, tenantId: string | undefined) => ({
   isSuperAdmin: row.isSuperAdmin,
-  ...(tenantId === undefined ? {} : { tenant: { tenantId, exists: row.tenantExists, role: row.tenantRole } }),
+  ...(tenantId === undefined ? {} : { tenant: { tenantId, ...factOf(row) } }),
 });
 
 /**
@@ -54,7 +55,10 @@ export async function parsedAfterAccess<T>(db: Database, requester: Requester, p
   try {
     return parse();
   } catch (problem) {
-    await readAsCaller(db, requester, (subject) => readCallerOnly(db, subject, requester.tenantId));
+    await readAsCaller(db, requester, async (subject) => ({
+      caller: await findCaller(db, subject, requester.tenantId),
+      items: [],
+    }));
     throw problem;
   }
 }

@@ -1,6 +1,7 @@
 import { type AppRoute, checkZodSchema } from '@ts-rest/core';
 import type { Request, RequestHandler } from 'express';
-import { findCallerInTenant } from '../access/access.repository.js';
+import { factOf } from '../access/access.repository.js';
+import { findCaller } from '../access/caller-read.repository.js';
 import { type AccessFacts, accessRuleOf } from '../access/decide-access.js';
 import { identify } from '../auth/identity.service.js';
 import type { TokenClaims } from '../auth/token-verifier.js';
@@ -57,10 +58,10 @@ async function load(db: Database, claims: TokenClaims) {
 }
 
 async function loadInTenant(db: Database, claims: TokenClaims, tenantId: string) {
-  let found = await findCallerInTenant(db, claims.sub, tenantId);
-  const { caller, membershipsMoved } = await identify(db, claims, found?.user);
+  let found = await findCaller(db, claims.sub, tenantId);
+  const { caller, membershipsMoved } = await identify(db, claims, found);
   // First sight, or an invitation just claimed: the role read above is not the caller's.
-  if (membershipsMoved) found = await findCallerInTenant(db, claims.sub, tenantId);
-  const tenant = { tenantId, ...(found?.tenant ?? { exists: false, role: null }) };
+  if (membershipsMoved) found = await findCaller(db, claims.sub, tenantId);
+  const tenant = { tenantId, ...factOf(found) };
   return { caller, facts: { isSuperAdmin: caller.isSuperAdmin, tenant } satisfies AccessFacts };
 }
