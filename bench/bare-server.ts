@@ -1,232 +1,38 @@
 /**
  * The floor: node:http, jose and one database driver answering the bench's requests with the
- * fewest round trips the service's rules allow. Each read is one statement that reads the caller,
- * its role in the URL's tenant and the data together (floor-sql.ts); each write is BEGIN, the
- * tenant's lock, one statement that reads the caller and makes the change with the rules in its
- * WHERE, and COMMIT. Verified tokens are cached as the service caches them. Same bodies, statuses
+ * fewest round trips the service's rules allow (floor-handlers.ts). With BARE_FRAMEWORK=express (or
+ * fastify) the same handlers sit behind that framework and its ts-rest adapter instead
+ * (floor-express.ts, floor-fastify.ts), to measure what the framework alone costs. Verified tokens are cached as the service caches them. Same bodies, statuses
  * and ETags as the service for what the bench sends (server/test/postgres/bench-floor.test.ts
  * holds it to that); no framework, no ORM, no validation library, no security headers, no request
  * log, no rate limit. Not implemented (501): invitations by email, other orders than creation,
  * `includeTotal`, If-Match. A token whose subject has no user is a 401 here, where the service
  * would create the user.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { v7 as uuidv7 } from 'uuid';
-import { Refusal, subjectVerifier } from './floor-auth.js';
-import { CREATE, GET_ONE, type ListShape, LOCK_TENANT, listPage, ME, REMOVE } from './floor-sql.js';
-import { pgliteSql, postgresSql, type Row, type Sql } from './sql.js';
-
-const LEVEL: Record<string, number> = { OWNER: 40, ADMIN: 30, TEACHER: 20, STUDENT: 10 };
-const ADMIN_LEVEL = 30;
-/** Above OWNER: a super administrator may do anything an OWNER may, in every tenant. */
-const SUPER_ADMIN_LEVEL = 100;
-const PAGE_SIZE = 20;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ROUTE = /^\/tenants\/([^/]+)\/memberships(?:\/([^/]+))?$/;
-const isUuid = (value: string | undefined): value is string => value !== undefined && UUID.test(value);
+import { floorOnExpress } from './floor-express.js';
+import { floorOnFastify } from './floor-fastify.js';
+import {
+  type Answer,
+  callerOnly,
+  create,
+  envelopeOf,
+  type FloorRequest,
+  getOne,
+  isUuid,
+  list,
+  me,
+  parseJson,
+  Refusal,
+  refusalBody,
+  remove,
+  sql,
+  subjectOf,
+} from './floor-handlers.js';
 
 const env = process.env;
-const subjectOf = subjectVerifier(env.AUTH_JWT_SECRET ?? '');
-const sql: Sql = env.BARE_PGLITE_DIR
-  ? await pgliteSql(env.BARE_PGLITE_DIR)
-  : postgresSql(env.BARE_DATABASE_URL ?? '', {
-      max: Number(env.BARE_POOL_SIZE ?? 10),
-      prepare: env.BARE_PREPARE !== '0',
-    });
-
-/**
- * Which refusal applies when a statement read or wrote nothing: the statements enforce the rules
- * in their WHERE, so a row read or written is the answer, and the caller's columns only explain a
- * refusal. As the service decides (server/src/access/decide-access.ts): a non-member learns
- * nothing about the tenant, not even whether it exists; only a super administrator is told
- * TENANT_NOT_FOUND. Returns the caller's level in the tenant.
- */
-function levelOf(caller: Row | undefined, tenantExists: boolean): number {
-  if (!caller) throw new Refusal(401, 'UNAUTHENTICATED');
-  if (caller.is_super_admin) {
-    if (!tenantExists) throw new Refusal(404, 'TENANT_NOT_FOUND');
-    return SUPER_ADMIN_LEVEL;
-  }
-  if (caller.caller_role === null) throw new Refusal(403, 'TENANT_ACCESS_DENIED');
-  const level = LEVEL[caller.caller_role as string] ?? 0;
-  if (level < ADMIN_LEVEL) throw new Refusal(403, 'INSUFFICIENT_ROLE');
-  return level;
-}
-
-const iso = (value: unknown) => (value instanceof Date ? value : new Date(String(value))).toISOString();
-
-function membershipDto(row: Row) {
-  return {
-    tenantMembershipId: row.id,
-    tenantId: row.tenant_id,
-    userId: row.user_id,
-    role: row.role,
-    roleLevel: LEVEL[row.role as string],
-    version: row.version,
-    user: { userId: row.user_id, email: row.email, displayName: row.display_name },
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
-
-const encodeCursor = (id: string) => Buffer.from(`v1:${id}`).toString('base64url');
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract refuses control characters in a search
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-type ListQuery = { limit: number; after?: string; role?: string; q?: string };
-
-/** The list's query string as the contract reads it (server/src/pagination/cursor.ts for cursors). */
-function listQueryOf(params: URLSearchParams): ListQuery | Refusal {
-  const invalid = new Refusal(400, 'VALIDATION_FAILED');
-  const limitText = params.get('limit');
-  const limit = limitText === null ? PAGE_SIZE : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return invalid;
-  const query: ListQuery = { limit };
-  const cursor = params.get('cursor');
-  if (cursor !== null) {
-    const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-    const id = decoded.startsWith('v1:') ? decoded.slice(3) : '';
-    if (!isUuid(id) || encodeCursor(id) !== cursor) return invalid;
-    query.after = id;
-  }
-  const role = params.get('role');
-  if (role !== null) {
-    if (!(role in LEVEL)) return invalid;
-    query.role = role;
-  }
-  const q = params.get('q')?.trim();
-  if (q !== undefined) {
-    if (q.length < 1 || q.length > 200 || CONTROL.test(q)) return invalid;
-    query.q = q;
-  }
-  const sort = params.get('sort');
-  const includeTotal = params.get('includeTotal');
-  if (includeTotal !== null && includeTotal !== 'true' && includeTotal !== 'false') return invalid;
-  if ((sort !== null && sort !== 'createdAt') || includeTotal === 'true')
-    return new Refusal(501, 'NOT_IMPLEMENTED');
-  return query;
-}
-
-/** As the service's likePattern: the text is searched for as typed, `%`, `_` and `\` included. */
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-type Answer = { status: number; body?: unknown; meta?: unknown; etag?: string };
-type Request = { subject: string; tenantId: string; membershipId?: string; url: URL };
-
-/** Access first, then the request's own faults: a caller without rights learns nothing from them. */
-async function callerOnly(r: Request, fault: Refusal): Promise<never> {
-  const [caller] = await sql.query(GET_ONE, [isUuid(r.tenantId) ? r.tenantId : null, r.subject, null]);
-  if (isUuid(r.tenantId)) levelOf(caller, caller?.tenant_exists === true);
-  else if (!caller) throw new Refusal(401, 'UNAUTHENTICATED');
-  throw fault;
-}
-
-async function getOne(r: Request): Promise<Answer> {
-  if (!isUuid(r.membershipId)) return callerOnly(r, new Refusal(400, 'VALIDATION_FAILED'));
-  const [row] = await sql.query(GET_ONE, [r.tenantId, r.subject, r.membershipId]);
-  if (row && row.id !== null) return { status: 200, body: membershipDto(row), etag: `"${row.version}"` };
-  levelOf(row, row?.tenant_exists === true);
-  throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
-}
-
-async function list(r: Request): Promise<Answer> {
-  const query = listQueryOf(r.url.searchParams);
-  if (query instanceof Refusal) return callerOnly(r, query);
-  const shape: ListShape = { after: Boolean(query.after), role: Boolean(query.role), q: Boolean(query.q) };
-  const params: unknown[] = [r.tenantId, r.subject, query.limit + 1];
-  if (query.after) params.push(query.after);
-  if (query.role) params.push(query.role);
-  if (query.q) params.push(likePattern(query.q));
-  // A search is planned for its pattern every time: a prepared statement's generic plan, made for
-  // any pattern and any tenant, reads the whole tenant's index for a name that five members have.
-  const rows = await sql.query(listPage(shape), params, { prepare: !query.q });
-  const found = rows.filter((row) => row.id !== null);
-  // Nothing read: no such members, or no right to read them (the statement read none then).
-  if (found.length === 0) levelOf(rows[0], rows[0]?.tenant_exists === true);
-  const items = found.slice(0, query.limit);
-  const last = items.at(-1);
-  const nextCursor = found.length > query.limit && last ? encodeCursor(last.id as string) : null;
-  return { status: 200, body: items.map(membershipDto), meta: { nextCursor } };
-}
-
-async function me(subject: string): Promise<Answer> {
-  const rows = await sql.query(ME, [subject]);
-  const [caller] = rows;
-  if (!caller) throw new Refusal(401, 'UNAUTHENTICATED');
-  const memberships = rows
-    .filter((row) => row.id !== null)
-    .map((row) => ({
-      tenantMembershipId: row.id,
-      tenantId: row.tenant_id,
-      tenantSlug: row.slug,
-      tenantName: row.name,
-      role: row.role,
-      roleLevel: LEVEL[row.role as string],
-    }));
-  const user = {
-    userId: caller.caller_id,
-    email: caller.email,
-    displayName: caller.display_name,
-    isSuperAdmin: caller.is_super_admin,
-  };
-  return { status: 200, body: { user, memberships } };
-}
-
-/** `{ role, userId }` as the contract has it; an invitation by email is not the floor's. */
-function createBodyOf(text: string): { role: string; userId: string } | Refusal {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return new Refusal(400, 'INVALID_JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    return new Refusal(400, 'VALIDATION_FAILED');
-  const { role, userId, ...rest } = body as Record<string, unknown>;
-  if ('email' in rest) return new Refusal(501, 'NOT_IMPLEMENTED');
-  if (typeof role !== 'string' || !(role in LEVEL) || typeof userId !== 'string' || !isUuid(userId))
-    return new Refusal(400, 'VALIDATION_FAILED');
-  if (Object.keys(rest).length > 0) return new Refusal(400, 'VALIDATION_FAILED');
-  return { role, userId };
-}
-
-async function create(r: Request, text: string): Promise<Answer> {
-  const body = createBodyOf(text);
-  return sql.transaction(async (tx) => {
-    const locked = (await tx.query(LOCK_TENANT, [r.tenantId])).length > 0;
-    const ok = locked && !(body instanceof Refusal);
-    const [row] = await tx.query(CREATE, [
-      r.tenantId,
-      r.subject,
-      ok ? body.userId : null,
-      ok ? body.role : null,
-      uuidv7(),
-    ]);
-    if (row && row.id !== null) return { status: 201, body: membershipDto(row), etag: `"${row.version}"` };
-    const level = levelOf(row, locked);
-    if (body instanceof Refusal) throw body;
-    if ((LEVEL[body.role] ?? 0) > level) throw new Refusal(403, 'ROLE_HIERARCHY_VIOLATION');
-    if (!row?.target_exists) throw new Refusal(404, 'USER_NOT_FOUND');
-    throw new Refusal(409, 'MEMBERSHIP_ALREADY_EXISTS');
-  });
-}
-
-async function remove(r: Request): Promise<Answer> {
-  const membershipId = isUuid(r.membershipId) ? r.membershipId : null;
-  return sql.transaction(async (tx) => {
-    const locked = (await tx.query(LOCK_TENANT, [r.tenantId])).length > 0;
-    const [row] = await tx.query(REMOVE, [r.tenantId, r.subject, locked ? membershipId : null]);
-    if (row?.deleted) return { status: 204 };
-    const level = levelOf(row, locked);
-    if (membershipId === null) throw new Refusal(400, 'VALIDATION_FAILED');
-    const role = row?.target_role as string | null | undefined;
-    if (!role) throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
-    if ((LEVEL[role] ?? 0) > level) throw new Refusal(403, 'ROLE_HIERARCHY_VIOLATION');
-    if (role === 'OWNER') throw new Refusal(409, 'LAST_OWNER');
-    throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
-  });
-}
+const ROUTE = /^\/tenants\/([^/]+)\/memberships(?:\/([^/]+))?$/;
 
 async function readText(req: IncomingMessage): Promise<string> {
   let text = '';
@@ -240,11 +46,11 @@ async function route(req: IncomingMessage): Promise<Answer> {
   if (url.pathname === '/me' && req.method === 'GET') return me(subject);
   const match = ROUTE.exec(url.pathname);
   if (!match?.[1]) throw new Refusal(404, 'ROUTE_NOT_FOUND');
-  const r: Request = { subject, tenantId: match[1], membershipId: match[2], url };
+  const r: FloorRequest = { subject, tenantId: match[1], membershipId: match[2], url };
   if (req.headers['if-match'] !== undefined) throw new Refusal(501, 'NOT_IMPLEMENTED');
   if (!isUuid(r.tenantId)) return callerOnly(r, new Refusal(400, 'VALIDATION_FAILED'));
   if (req.method === 'GET') return r.membershipId === undefined ? list(r) : getOne(r);
-  if (req.method === 'POST' && r.membershipId === undefined) return create(r, await readText(req));
+  if (req.method === 'POST' && r.membershipId === undefined) return create(r, parseJson(await readText(req)));
   if (req.method === 'DELETE' && r.membershipId !== undefined) return remove(r);
   throw new Refusal(405, 'METHOD_NOT_ALLOWED');
 }
@@ -256,26 +62,34 @@ function send(res: ServerResponse, answer: Answer): void {
     res.writeHead(answer.status).end();
     return;
   }
-  const envelope =
-    answer.meta === undefined
-      ? { success: true, data: answer.body }
-      : { success: true, data: answer.body, meta: answer.meta };
   const headers: Record<string, string> = { 'content-type': JSON_TYPE };
   if (answer.etag) headers.etag = answer.etag;
-  res.writeHead(answer.status, headers).end(JSON.stringify(envelope));
+  res.writeHead(answer.status, headers).end(JSON.stringify(envelopeOf(answer)));
 }
 
-const server = createServer((req, res) => {
-  route(req).then(
-    (answer) => send(res, answer),
-    (error: unknown) => {
-      const refusal = error instanceof Refusal ? error : new Refusal(500, 'INTERNAL_ERROR');
-      if (refusal.status === 500) console.error(error);
-      const body = { success: false, error: { code: refusal.code, message: refusal.code } };
-      res.writeHead(refusal.status, { 'content-type': JSON_TYPE }).end(JSON.stringify(body));
-    },
-  );
-});
+const onNodeHttp = () =>
+  createServer((req, res) => {
+    route(req).then(
+      (answer) => send(res, answer),
+      (error: unknown) => {
+        const refusal = error instanceof Refusal ? error : new Refusal(500, 'INTERNAL_ERROR');
+        if (refusal.status === 500) console.error(error);
+        res
+          .writeHead(refusal.status, { 'content-type': JSON_TYPE })
+          .end(JSON.stringify(refusalBody(refusal)));
+      },
+    );
+  });
+
+async function serverOf(framework: string | undefined): Promise<Server> {
+  if (framework === 'express') return floorOnExpress();
+  if (framework !== 'fastify') return onNodeHttp();
+  const app = floorOnFastify();
+  await app.ready();
+  return app.server;
+}
+
+const server = await serverOf(env.BARE_FRAMEWORK);
 server.listen(Number(env.PORT ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`listening on http://127.0.0.1:${port}\n`);

@@ -54,6 +54,11 @@ export const config = {
    * slices: an A/B of two builds in one run (PostgreSQL only; the targets are then not judged).
    */
   baselineMain: env.BENCH_BASELINE_MAIN || undefined,
+  /**
+   * The floor behind a framework (express or fastify, with its ts-rest adapter) in the service's
+   * place: what that framework alone costs over node:http.
+   */
+  floorFramework: env.BENCH_FLOOR_FRAMEWORK || undefined,
   out: env.BENCH_OUT,
 };
 for (const name of [...config.scenarios, config.memoryScenario]) {

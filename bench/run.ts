@@ -124,14 +124,26 @@ async function main() {
     LOG_LEVEL: config.logLevel,
     RATE_LIMIT_MAX: '1000000000',
   };
-  const service = await startServer('service', [...profileArgs('service'), config.serviceMain], {
-    ...serviceEnv,
-    AUTH_JWT_SECRET: secret,
-    ...db.serviceEnv,
-  });
+  const startFloor = (name: string, extra: Record<string, string> = {}) =>
+    startServer(name, [...profileArgs(name), '--import', 'tsx', 'bench/bare-server.ts'], {
+      PORT: '0',
+      AUTH_JWT_SECRET: secret,
+      BARE_POOL_SIZE: '10',
+      BARE_PREPARE: config.barePrepare ? '1' : '0',
+      ...db.bareEnv(),
+      ...extra,
+    });
+  // The floor behind a framework in the service's place: what the framework alone costs.
+  const service = config.floorFramework
+    ? await startFloor('service', { BARE_FRAMEWORK: config.floorFramework })
+    : await startServer('service', [...profileArgs('service'), config.serviceMain], {
+        ...serviceEnv,
+        AUTH_JWT_SECRET: secret,
+        ...db.serviceEnv,
+      });
   cleanups.push(() => service.stop());
-  if (config.baselineMain && db.kind !== 'postgres')
-    throw new Error('BENCH_BASELINE_MAIN needs PostgreSQL: two services cannot share one PGlite directory');
+  if ((config.baselineMain || config.floorFramework) && db.kind !== 'postgres')
+    throw new Error('an A/B run needs PostgreSQL: two servers cannot share one PGlite directory');
   const bare = !config.bare
     ? undefined
     : config.baselineMain
@@ -140,13 +152,7 @@ async function main() {
           AUTH_JWT_SECRET: secret,
           ...db.serviceEnv,
         })
-      : await startServer('bare', [...profileArgs('bare'), '--import', 'tsx', 'bench/bare-server.ts'], {
-          PORT: '0',
-          AUTH_JWT_SECRET: secret,
-          BARE_POOL_SIZE: '10',
-          BARE_PREPARE: config.barePrepare ? '1' : '0',
-          ...db.bareEnv(),
-        });
+      : await startFloor('bare');
   if (bare) cleanups.push(() => bare.stop());
   say(`service ${service.url} (pid ${service.pid}), bare ${bare?.url ?? 'off'}`);
 
@@ -247,12 +253,20 @@ async function main() {
           ? `NOT the bare handler but another build of the service, ${config.baselineMain} (an A/B run; targets not judged)`
           : `node:http + jose + ${db.kind === 'pglite' ? 'PGlite' : `postgres.js (pool 10, ${config.barePrepare ? 'prepared statements' : 'unprepared, as drizzle sends them'})`}`,
       serviceEnv,
+      ...(config.floorFramework && {
+        service: `NOT the service but the floor on ${config.floorFramework} and its ts-rest adapter (an A/B run; targets not judged)`,
+      }),
     },
     scenarios,
     sweep,
     deepVsFirst,
     memory,
-    targets: targetsOf(scenarios, deepVsFirst, memory, db.kind === 'postgres' && !config.baselineMain),
+    targets: targetsOf(
+      scenarios,
+      deepVsFirst,
+      memory,
+      db.kind === 'postgres' && !config.baselineMain && !config.floorFramework,
+    ),
     notes,
   };
   const base = config.out ?? (config.profile ? join(PROFILES, 'run') : join(RESULTS, 'latest'));

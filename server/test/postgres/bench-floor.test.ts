@@ -10,23 +10,33 @@ import type { Json } from '../json.js';
 // The bench judges the service against a floor (bench/bare-server.ts) that answers its requests in
 // fewer round trips. A floor that answered differently, or skipped a rule, would make that
 // comparison a lie: here both run on one database and get the same requests, and must give the
-// same answers, refusals included.
+// same answers, refusals included. The floor behind express or fastify (BARE_FRAMEWORK), which the
+// bench uses to measure what a framework alone costs, must give the same successful answers too.
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 type Answer = { status: number; etag: string | null; body: Json };
-type Side = 'service' | 'floor';
+const FRAMEWORKS = ['express', 'fastify'] as const;
+type Framework = (typeof FRAMEWORKS)[number];
+type Side = 'service' | 'floor' | Framework;
 const uniqueEmail = () => `${unique('invited')}@example.test`;
 const members = (tenantId: string) => `/tenants/${tenantId}/memberships`;
 
 let h: TestServer;
-let floor: { child: ChildProcess; baseUrl: string; exit: Promise<number | null> };
+type Floor = { child: ChildProcess; baseUrl: string; exit: Promise<number | null> };
+let floor: Floor;
+const floorOn = {} as Record<Framework, Floor>;
 
 /** The floor as the bench runs it: its own process, on the test's database and secret. */
-async function startFloor(databaseUrl: string): Promise<typeof floor> {
+async function startFloor(databaseUrl: string, framework = ''): Promise<Floor> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', AUTH_JWT_SECRET: TEST_SECRET, BARE_DATABASE_URL: databaseUrl },
+    env: {
+      PATH: process.env.PATH ?? '',
+      AUTH_JWT_SECRET: TEST_SECRET,
+      BARE_DATABASE_URL: databaseUrl,
+      BARE_FRAMEWORK: framework,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -47,7 +57,7 @@ async function startFloor(databaseUrl: string): Promise<typeof floor> {
 async function call(side: Side, method: string, path: string, token?: string, body?: unknown) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  const base = side === 'service' ? h.baseUrl : floor.baseUrl;
+  const base = side === 'service' ? h.baseUrl : side === 'floor' ? floor.baseUrl : floorOn[side].baseUrl;
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const res = await fetch(`${base}${path}`, { method, headers, body: payload });
   const text = await res.text();
@@ -63,6 +73,10 @@ const both = async (method: string, path: string, token?: string, body?: unknown
 async function expectSame(method: string, path: string, token: string): Promise<Answer> {
   const answers = await both(method, path, token);
   expect(answers.floor, `${method} ${path}`).toEqual(answers.service);
+  for (const framework of FRAMEWORKS) {
+    const answer = await call(framework, method, path, token);
+    expect(answer, `${method} ${path} on ${framework}`).toEqual(answers.service);
+  }
   expect(answers.service.status).toBeLessThan(300);
   return answers.service;
 }
@@ -129,6 +143,7 @@ beforeAll(async () => {
   h = await startTestServer();
   if (!h.database.url) throw new Error('this suite needs PostgreSQL (TEST_DATABASE_URL)');
   floor = await startFloor(h.database.url);
+  for (const framework of FRAMEWORKS) floorOn[framework] = await startFloor(h.database.url, framework);
   f.superAdmin = (await createSuperAdmin(h)).token;
   f.owner = await signIn({ name: 'Olga Owner', email: `${unique('olga')}@example.test` });
   f.admin = await signIn({ name: 'Adam Admin' });
@@ -155,8 +170,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  floor?.child.kill('SIGTERM');
-  await floor?.exit;
+  for (const side of [floor, ...Object.values(floorOn)]) {
+    side?.child.kill('SIGTERM');
+    await side?.exit;
+  }
   await h?.close();
 });
 
@@ -210,7 +227,7 @@ describe('the bench floor answers as the service does', () => {
   it('POST then DELETE a membership: the same membership but for its id and times', async () => {
     const body = { role: 'STUDENT', userId: f.newcomer.userId };
     const made: Partial<Record<Side, Answer>> = {};
-    for (const side of ['service', 'floor'] as const) {
+    for (const side of ['service', 'floor', ...FRAMEWORKS] as const) {
       made[side] = await call(side, 'POST', members(f.a), f.owner.token, body);
       const id = made[side]?.body?.data?.tenantMembershipId;
       const removed = await call(side, 'DELETE', `${members(f.a)}/${id}`, f.owner.token);
@@ -222,6 +239,8 @@ describe('the bench floor answers as the service does', () => {
     };
     expect(made.service?.status).toBe(201);
     expect(same(made.floor as Answer)).toEqual(same(made.service as Answer));
+    for (const framework of FRAMEWORKS)
+      expect(same(made[framework] as Answer), framework).toEqual(same(made.service as Answer));
   });
 });
 
