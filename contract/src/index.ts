@@ -6,6 +6,7 @@ export * from './common/text.js';
 export * from './contract.js';
 export * from './envelope.js';
 export * from './health/health.contract.js';
+export * from './lifecycle.js';
 export * from './me/me.contract.js';
 export * from './me/me.schemas.js';
 export * from './memberships/memberships.contract.js';

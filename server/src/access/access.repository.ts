@@ -1,5 +1,5 @@
 import type { Role } from '@tms/contract';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Transaction } from '../db/database.js';
 import { preparedPer } from '../db/prepared.js';
 import { tenants } from '../db/schema.js';
@@ -17,7 +17,7 @@ const lockTenant = preparedPer((db) =>
   db
     .select({ id: tenants.id })
     .from(tenants)
-    .where(eq(tenants.id, sql.placeholder('tenantId')))
+    .where(and(eq(tenants.id, sql.placeholder('tenantId')), isNull(tenants.deletedAt)))
     .for('update')
     .prepare('lock_tenant'),
 );

@@ -1,9 +1,10 @@
 import { ROLE_LEVEL, ROLES, type Role, type RouteAccess, TENANT_ADMIN_LEVEL } from '@tms/contract';
-import { and, eq, inArray, type Placeholder, type SQL, type Subquery, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, type Placeholder, type SQL, type Subquery, sql } from 'drizzle-orm';
 import type { KnownUser } from '../auth/identity.service.js';
 import type { Executor } from '../db/database.js';
 import { preparedPer } from '../db/prepared.js';
 import { tenantMemberships, tenants, users } from '../db/schema.js';
+import { isActive } from '../modules/memberships/membership-status.sql.js';
 
 /** The caller's user row, with what a tenant route decides on: whether the tenant exists, the role there. */
 export type CallerRow = KnownUser & { tenantExists: boolean; tenantRole: Role | null };
@@ -33,10 +34,15 @@ function callerScope(db: Executor, tenantId: Placeholder | undefined) {
     .from(users);
   const joined = tenantId
     ? scoped
-        .leftJoin(tenants, eq(tenants.id, tenantId))
+        // A deleted tenant is a missing one, and a membership that is not ACTIVE no membership.
+        .leftJoin(tenants, and(eq(tenants.id, tenantId), isNull(tenants.deletedAt)))
         .leftJoin(
           tenantMemberships,
-          and(eq(tenantMemberships.tenantId, tenants.id), eq(tenantMemberships.userId, users.id)),
+          and(
+            eq(tenantMemberships.tenantId, tenants.id),
+            eq(tenantMemberships.userId, users.id),
+            isActive(tenantMemberships),
+          ),
         )
     : scoped;
   return db.$with('caller').as(joined.where(eq(users.subject, sql.placeholder('subject'))));

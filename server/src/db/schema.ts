@@ -1,7 +1,9 @@
-import { ROLES } from '@tms/contract';
+import { INVITATION_STATUSES, ROLES, TRANSFER_STATUSES } from '@tms/contract';
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -45,14 +47,22 @@ export const users = pgTable(
   ],
 );
 
-export const tenants = pgTable('tenants', {
-  // UUIDv7, made in TypeScript: time-ordered, so the primary key is also the creation order.
-  id: uuid('id').primaryKey(),
-  slug: text('slug').notNull().unique('tenants_slug_key'),
-  name: text('name').notNull(),
-  version: integer('version').notNull().default(1),
-  ...timestamps,
-});
+export const tenants = pgTable(
+  'tenants',
+  {
+    // UUIDv7, made in TypeScript: time-ordered, so the primary key is also the creation order.
+    id: uuid('id').primaryKey(),
+    // Stays unique while the tenant is deleted: a restore must find its slug free.
+    slug: text('slug').notNull().unique('tenants_slug_key'),
+    name: text('name').notNull(),
+    version: integer('version').notNull().default(1),
+    ...timestamps,
+    // Soft delete: set, every route treats the tenant as missing; the purge removes it for good
+    // once TENANT_RETENTION_DAYS have passed.
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+  },
+  (table) => [index('tenants_deleted_at_idx').on(table.deletedAt).where(sql`${table.deletedAt} is not null`)],
+);
 
 export const tenantMemberships = pgTable(
   'tenant_memberships',
@@ -75,6 +85,12 @@ export const tenantMemberships = pgTable(
     // (migration 0005) whenever the membership or its user changes.
     search: text('search').notNull().default(''),
     ...timestamps,
+    // Term dates (null: open-ended) and suspension. SCHEDULED and ENDED are read from the dates at
+    // read time; only SUSPENDED is stored, as `suspended_at`. Only an ACTIVE membership grants access.
+    startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }),
+    endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }),
+    suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
+    suspensionReason: text('suspension_reason'),
   },
   (table) => [
     // Every access names the tenant (the scope rule), and pages of one tenant walk it in creation
@@ -88,6 +104,68 @@ export const tenantMemberships = pgTable(
     index('tenant_memberships_search_trgm_idx').using('gin', table.search.op('gin_trgm_ops')),
     // GET /me: the caller's memberships.
     index('tenant_memberships_user_id_idx').on(table.userId),
+    check('tenant_memberships_term_order', sql`${table.startsAt} < ${table.endsAt}`),
+  ],
+);
+
+export const invitationStatus = pgEnum('invitation_status', INVITATION_STATUSES);
+
+/**
+ * Invitations a person accepts (or declines) under their own verified email. EXPIRED is stored
+ * lazily: a PENDING row past `expires_at` reads as EXPIRED, and is written so when a new
+ * invitation to the same address needs the one pending slot.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    emailCanonical: text('email_canonical').notNull(),
+    role: membershipRole('role').notNull(),
+    displayName: text('display_name'),
+    status: invitationStatus('status').notNull().default('PENDING'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    invitedByUserId: uuid('invited_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true, mode: 'date' }),
+    acceptedUserId: uuid('accepted_user_id').references(() => users.id, { onDelete: 'set null' }),
+    ...timestamps,
+  },
+  (table) => [
+    // One pending invitation per address per tenant.
+    uniqueIndex('invitations_pending_key')
+      .on(table.tenantId, table.emailCanonical)
+      .where(sql`${table.status} = 'PENDING'`),
+    index('invitations_tenant_id_idx').on(table.tenantId, table.id),
+    // GET /me/invitations: the caller's pending ones, by address.
+    index('invitations_email_canonical_idx').on(table.emailCanonical),
+  ],
+);
+
+export const transferStatus = pgEnum('ownership_transfer_status', TRANSFER_STATUSES);
+
+/** Two-step ownership transfers: the nominee accepts. EXPIRED is stored lazily, as for invitations. */
+export const ownershipTransfers = pgTable(
+  'ownership_transfers',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    // Memberships are keyed by (tenant, id); no foreign key, so that a removed membership leaves
+    // the transfer's history readable (its accept then finds nobody and cancels it).
+    fromMembershipId: uuid('from_membership_id').notNull(),
+    toMembershipId: uuid('to_membership_id').notNull(),
+    status: transferStatus('status').notNull().default('PENDING'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    ...timestamps,
+  },
+  (table) => [
+    // One pending transfer per tenant.
+    uniqueIndex('ownership_transfers_pending_key').on(table.tenantId).where(sql`${table.status} = 'PENDING'`),
+    index('ownership_transfers_tenant_id_idx').on(table.tenantId, table.id),
   ],
 );
 
@@ -136,5 +214,7 @@ export const idempotencyKeys = pgTable(
 
 export type UserRow = typeof users.$inferSelect;
 export type TenantRow = typeof tenants.$inferSelect;
+export type InvitationRow = typeof invitations.$inferSelect;
+export type OwnershipTransferRow = typeof ownershipTransfers.$inferSelect;
 /** A membership as the service reads it: `search` is for the database's index alone. */
 export type MembershipRow = Omit<typeof tenantMemberships.$inferSelect, 'search'>;

@@ -41,3 +41,45 @@ export class IdempotencyKeyReusedError extends AppError {
     super('This Idempotency-Key was already used for a different request');
   }
 }
+
+export class InvitationAlreadyPendingError extends AppError {
+  readonly code = 'INVITATION_ALREADY_PENDING';
+  constructor() {
+    super('This address already has a pending invitation to this tenant');
+  }
+}
+
+export class InvitationNotPendingError extends AppError {
+  readonly code = 'INVITATION_NOT_PENDING';
+  constructor(status: string) {
+    super(`The invitation is ${status}, not pending`);
+  }
+}
+
+export class InvitationExpiredError extends AppError {
+  readonly code = 'INVITATION_EXPIRED';
+  constructor() {
+    super('The invitation has expired; ask the tenant to resend it');
+  }
+}
+
+export class TransferAlreadyPendingError extends AppError {
+  readonly code = 'TRANSFER_ALREADY_PENDING';
+  constructor() {
+    super('This tenant already has a pending ownership transfer');
+  }
+}
+
+export class TransferNotApplicableError extends AppError {
+  readonly code = 'TRANSFER_NOT_APPLICABLE';
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
+export class TransferNotPendingError extends AppError {
+  readonly code = 'TRANSFER_NOT_PENDING';
+  constructor(status: string) {
+    super(`The ownership transfer is ${status}, not pending`);
+  }
+}

@@ -20,3 +20,17 @@ export class UserNotFoundError extends AppError {
     super(`User ${userId} does not exist`);
   }
 }
+
+export class InvitationNotFoundError extends AppError {
+  readonly code = 'INVITATION_NOT_FOUND';
+  constructor(invitationId: string) {
+    super(`Invitation ${invitationId} does not exist here`);
+  }
+}
+
+export class TransferNotFoundError extends AppError {
+  readonly code = 'TRANSFER_NOT_FOUND';
+  constructor(transferId: string) {
+    super(`Ownership transfer ${transferId} does not exist here`);
+  }
+}

@@ -52,6 +52,10 @@ const beforeFields = (target: Target) => ({
   version: target.version,
   createdAt: target.createdAt,
   updatedAt: target.updatedAt,
+  startsAt: target.startsAt,
+  endsAt: target.endsAt,
+  suspendedAt: target.suspendedAt,
+  suspensionReason: target.suspensionReason,
   email: target.email,
   displayName: target.displayName,
   owners: target.owners,
@@ -135,6 +139,11 @@ const NEW_ROW_DEFAULTS = {
     search: sql<string>`''`.as('search'),
     createdAt: sql<Date>`now()`.as('created_at'),
     updatedAt: sql<Date>`now()`.as('updated_at'),
+    // A new membership is ACTIVE and open-ended.
+    startsAt: sql<Date | null>`null::timestamptz`.as('starts_at'),
+    endsAt: sql<Date | null>`null::timestamptz`.as('ends_at'),
+    suspendedAt: sql<Date | null>`null::timestamptz`.as('suspended_at'),
+    suspensionReason: sql<string | null>`null::text`.as('suspension_reason'),
   },
 };
 
@@ -179,6 +188,10 @@ function addingMember(db: Executor) {
       version: added.version,
       createdAt: added.createdAt,
       updatedAt: added.updatedAt,
+      startsAt: added.startsAt,
+      endsAt: added.endsAt,
+      suspendedAt: added.suspendedAt,
+      suspensionReason: added.suspensionReason,
     },
   };
   return { person, added, selection };

@@ -20,6 +20,10 @@ export const membershipColumns = {
   version: tenantMemberships.version,
   createdAt: tenantMemberships.createdAt,
   updatedAt: tenantMemberships.updatedAt,
+  startsAt: tenantMemberships.startsAt,
+  endsAt: tenantMemberships.endsAt,
+  suspendedAt: tenantMemberships.suspendedAt,
+  suspensionReason: tenantMemberships.suspensionReason,
 };
 
 export const withUser = {

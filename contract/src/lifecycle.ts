@@ -1,0 +1,20 @@
+/**
+ * The states of the membership lifecycle, shared by zod (z.enum) and drizzle (pgEnum) like the roles.
+ * See docs/lifecycle.md for the diagram and the rules.
+ */
+
+/** A membership's status. Only SUSPENDED is stored; SCHEDULED and ENDED follow from the term dates. */
+export const MEMBERSHIP_STATUSES = ['ACTIVE', 'SUSPENDED', 'SCHEDULED', 'ENDED'] as const;
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
+
+/** An invitation's status. EXPIRED: still PENDING in the row, but past `expiresAt`. */
+export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'DECLINED', 'REVOKED', 'EXPIRED'] as const;
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+
+/** An ownership transfer's status. EXPIRED: still PENDING in the row, but past `expiresAt`. */
+export const TRANSFER_STATUSES = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/** A tenant's status, for the admin list's filter: a DELETED tenant is restorable until purged. */
+export const TENANT_STATUSES = ['ACTIVE', 'DELETED'] as const;
+export type TenantStatus = (typeof TENANT_STATUSES)[number];

@@ -1,0 +1,20 @@
+import type { MembershipStatus } from '@tms/contract';
+import { type SQL, sql } from 'drizzle-orm';
+import { tenantMemberships } from '../../db/schema.js';
+
+type Memberships = typeof tenantMemberships;
+
+/**
+ * Whether a membership grants access now: not suspended and within its term. The one definition,
+ * used by the access read, the last-owner count and the status filter; `now()` is the
+ * transaction's start, so one transaction sees one answer.
+ */
+export const isActive = (m: Memberships = tenantMemberships): SQL<boolean> =>
+  sql<boolean>`(${m.suspendedAt} is null and (${m.startsAt} is null or ${m.startsAt} <= now()) and (${m.endsAt} is null or ${m.endsAt} > now()))`;
+
+/**
+ * A membership's status as the API shows it. A suspension outranks the dates (it is what a person
+ * did by hand, and reactivating is what undoes it); an ended term outranks one not yet begun.
+ */
+export const statusOf = (m: Memberships = tenantMemberships): SQL<MembershipStatus> =>
+  sql<MembershipStatus>`(case when ${m.suspendedAt} is not null then 'SUSPENDED' when ${m.endsAt} is not null and ${m.endsAt} <= now() then 'ENDED' when ${m.startsAt} is not null and ${m.startsAt} > now() then 'SCHEDULED' else 'ACTIVE' end)`;
