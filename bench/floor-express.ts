@@ -46,6 +46,12 @@ export function floorOnExpress(): Server {
     update: async () => {
       throw new Refusal(501, 'NOT_IMPLEMENTED');
     },
+    suspend: async () => {
+      throw new Refusal(501, 'NOT_IMPLEMENTED');
+    },
+    reactivate: async () => {
+      throw new Refusal(501, 'NOT_IMPLEMENTED');
+    },
   });
   const authenticate = (req: Request & Authenticated, _res: Response, next: NextFunction) => {
     subjectOf(req.headers.authorization).then((subject) => {

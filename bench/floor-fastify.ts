@@ -45,6 +45,12 @@ export function floorOnFastify() {
         update: async () => {
           throw new Refusal(501, 'NOT_IMPLEMENTED');
         },
+        suspend: async () => {
+          throw new Refusal(501, 'NOT_IMPLEMENTED');
+        },
+        reactivate: async () => {
+          throw new Refusal(501, 'NOT_IMPLEMENTED');
+        },
       },
       me: {
         get: async ({ request, reply }) =>

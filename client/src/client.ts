@@ -4,6 +4,7 @@ import type {
   CreateTenantBody,
   Me,
   Membership,
+  SuspendMembershipBody,
   Tenant,
   UpdateMembershipBody,
   UpdateTenantBody,
@@ -21,7 +22,9 @@ import {
   unwrapPage,
   unwrapProbe,
 } from './answers.js';
+import { invitationsOf } from './invitations.js';
 import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
+import { ownershipTransfersOf } from './ownership-transfers.js';
 import { routes } from './routes.js';
 import { type Call, createTransport, type Route } from './transport.js';
 
@@ -64,6 +67,7 @@ export function createClient(clientOptions: ClientOptions) {
           options,
         }),
       ),
+    /** Marks the tenant deleted: restorable with `restore` until its `purgeAfter`. */
     remove: async (tenantId: string, options: ChangeOptions = {}): Promise<void> =>
       unwrapNoContent(
         await send({
@@ -73,6 +77,9 @@ export function createClient(clientOptions: ClientOptions) {
           options,
         }),
       ),
+    /** Brings a deleted tenant back until its `purgeAfter`; an active one is answered unchanged. */
+    restore: async (tenantId: string, options: CreateOptions = {}): Promise<Tenant> =>
+      unwrap(await send({ route: r.tenants.restore, params: { tenantId }, options })),
   };
 
   const memberships = {
@@ -129,11 +136,44 @@ export function createClient(clientOptions: ClientOptions) {
           options,
         }),
       ),
+    /** Keeps the membership and its role, but it grants no access until `reactivate`. */
+    suspend: async (
+      tenantId: string,
+      tenantMembershipId: string,
+      body: SuspendMembershipBody = {},
+      options: ChangeOptions & CreateOptions = {},
+    ): Promise<Membership> =>
+      unwrap(
+        await send({
+          route: r.memberships.suspend,
+          params: { tenantId, tenantMembershipId },
+          body,
+          headers: ifMatchHeaders(options),
+          options,
+        }),
+      ),
+    /** ACTIVE now, role unchanged: lifts the suspension, a passed `endsAt` and a future `startsAt`. */
+    reactivate: async (
+      tenantId: string,
+      tenantMembershipId: string,
+      options: ChangeOptions & CreateOptions = {},
+    ): Promise<Membership> =>
+      unwrap(
+        await send({
+          route: r.memberships.reactivate,
+          params: { tenantId, tenantMembershipId },
+          body: {},
+          headers: ifMatchHeaders(options),
+          options,
+        }),
+      ),
   };
 
   return {
     tenants,
     memberships,
+    invitations: invitationsOf(send),
+    ownershipTransfers: ownershipTransfersOf(send),
     me: async (options: CallOptions = {}): Promise<Me> =>
       unwrap(await send({ route: r.me.get, params: {}, options })),
     /** Probes answer bare bodies; readiness and the report also answer them with 503. */

@@ -1,7 +1,9 @@
 import { initContract } from '@ts-rest/core';
 import { healthContract } from './health/health.contract.js';
+import { invitationsContract } from './invitations/invitations.contract.js';
 import { meContract } from './me/me.contract.js';
 import { membershipsContract } from './memberships/memberships.contract.js';
+import { ownershipTransfersContract } from './ownership-transfers/ownership-transfers.contract.js';
 import { tenantsContract } from './tenants/tenants.contract.js';
 
 const c = initContract();
@@ -10,6 +12,8 @@ const c = initContract();
 export const contract = c.router({
   tenants: tenantsContract,
   memberships: membershipsContract,
+  invitations: invitationsContract,
+  ownershipTransfers: ownershipTransfersContract,
   me: meContract,
   health: healthContract,
 });

@@ -3,6 +3,7 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
 import express from 'express';
 import type { TokenVerifier } from './auth/token-verifier.js';
+import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
 import { verifyBearer } from './http/authenticate.js';
 import { authorise } from './http/authorise.js';
@@ -19,8 +20,10 @@ import { requestLog } from './http/request-log.js';
 import { tenantHeaderMatchesUrl } from './http/tenant-header.js';
 import type { Logger } from './logger.js';
 import { healthRouter } from './modules/health/health.router.js';
+import { invitationsRouter } from './modules/invitations/invitations.router.js';
 import { meRouter } from './modules/me/me.router.js';
 import { membershipsRouter } from './modules/memberships/memberships.router.js';
+import { ownershipTransfersRouter } from './modules/ownership-transfers/ownership-transfers.router.js';
 import { tenantsRouter } from './modules/tenants/tenants.router.js';
 import { docsRouter } from './openapi/docs.router.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -40,6 +43,8 @@ export type AppDeps = {
   rateLimiter?: RateLimiter;
   /** Express's `trust proxy`: which proxies may tell the client's address (for anonymous rate limits). */
   trustProxy?: boolean | number | string;
+  /** TENANT_RETENTION_DAYS: how long a deleted tenant can be restored (default 30). */
+  tenantRetentionDays?: number;
 };
 
 export const flattenRoutes = (router: AppRouter): AppRoute[] =>
@@ -90,8 +95,10 @@ export function createApp(deps: AppDeps): express.Express {
   createExpressEndpoints(
     contract,
     {
-      tenants: tenantsRouter(db),
+      tenants: tenantsRouter(db, { days: deps.tenantRetentionDays ?? DEFAULT_TENANT_RETENTION_DAYS }),
       memberships: membershipsRouter(db),
+      invitations: invitationsRouter(db),
+      ownershipTransfers: ownershipTransfersRouter(db),
       me: meRouter(db),
       health: healthRouter(db, deps.version, deps.startedAt ?? Date.now()),
     },

@@ -19,6 +19,8 @@ const httpUrl = optionalString.refine(
 const DURATION = /^(\d+)([smhd]?)$/i;
 const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
 const MAX_TOKEN_LIFETIME_LIMIT = 30 * 86_400;
+/** How long a deleted tenant can be restored, unless TENANT_RETENTION_DAYS says otherwise. */
+export const DEFAULT_TENANT_RETENTION_DAYS = 30;
 
 /**
  * AUTH_MAX_TOKEN_LIFETIME: the longest lifetime (exp - iat) of a token accepted, as seconds
@@ -100,6 +102,8 @@ const EnvSchema = z
               : value,
       ),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TENANT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_TENANT_RETENTION_DAYS),
+    TENANT_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(60),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_JWT_SECRET && env.AUTH_JWKS_URL) {
@@ -147,6 +151,12 @@ export type Config = {
   rateLimit?: { max: number; windowSeconds: number };
   trustProxy: boolean | number | string;
   logLevel: Env['LOG_LEVEL'];
+  tenants: {
+    /** A deleted tenant can be restored for this long, then the purge removes it for good. */
+    retentionDays: number;
+    /** How often each server process runs the purge; 0: never (run `npm run purge` instead). */
+    purgeIntervalMinutes: number;
+  };
 };
 
 export class ConfigError extends Error {
@@ -192,5 +202,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
+    tenants: {
+      retentionDays: env.TENANT_RETENTION_DAYS,
+      purgeIntervalMinutes: env.TENANT_PURGE_INTERVAL_MINUTES,
+    },
   };
 }

@@ -9,6 +9,8 @@ import { envelopeClientErrors } from './http/client-error.js';
 import { createHttpServer } from './http/http-server.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.repository.js';
 import { createLogger } from './logger.js';
+import { purgeDeletedTenants } from './modules/tenants/tenant-deletion.service.js';
+import { scheduleTenantPurge } from './modules/tenants/tenant-purge-schedule.js';
 import { grantSuperAdmin } from './modules/users/users.repository.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { VERSION } from './version.js';
@@ -81,6 +83,12 @@ async function main() {
   }, 3_600_000).unref();
   const rateLimiter = config.rateLimit ? new RateLimiter(database.db, config.rateLimit, logger) : undefined;
   rateLimiter?.start();
+  const retention = { days: config.tenants.retentionDays };
+  const tenantPurge = scheduleTenantPurge(
+    () => purgeDeletedTenants(database.db, retention),
+    config.tenants.purgeIntervalMinutes,
+    logger,
+  );
   const app = createApp({
     db: database.db,
     verifyToken: createTokenVerifier(auth),
@@ -94,6 +102,7 @@ async function main() {
     rateLimiter,
     isStopping: () => stopping,
     trustProxy: config.trustProxy,
+    tenantRetentionDays: retention.days,
   });
   const server = createHttpServer(app).listen(config.port, config.host);
   envelopeClientErrors(server);
@@ -107,6 +116,7 @@ async function main() {
     server.close(async () => {
       clearTimeout(force);
       await rateLimiter?.stop();
+      await tenantPurge.stop();
       await database.close();
       logger.info('stopped');
       process.exit(0);

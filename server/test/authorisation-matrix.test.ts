@@ -4,7 +4,7 @@ import { type AppRoute, isAppRoute } from '@ts-rest/core';
 import { eq, inArray } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantMemberships, tenants } from '../src/db/schema.js';
+import { invitations, ownershipTransfers, tenantMemberships, tenants } from '../src/db/schema.js';
 import {
   type Actor,
   addMember,
@@ -43,13 +43,51 @@ type Target = (typeof TARGETS)[number];
 
 /** The world of one cell: tenant A (the URL's, normally) with one member per role, and tenant B. */
 type World = {
-  a: { tenantId: string; members: Record<Role, Actor>; studentMembershipId: string };
-  b: { tenantId: string; owner: Actor; studentMembershipId: string };
+  a: { tenantId: string; members: Record<Role, Actor>; studentMembershipId: string } & Pending;
+  b: { tenantId: string; owner: Actor; studentMembershipId: string } & Pending;
   superAdmin: Actor;
   outsider: Actor;
 };
 
-async function buildWorld(): Promise<World> {
+/**
+ * A tenant's pending invitation and ownership transfer, addressed to people who are none of the
+ * matrix's callers: on the invitee's and nominee's own routes (/me/...), every caller is someone
+ * else, and is told the invitation or transfer does not exist.
+ */
+type Pending = { invitationId: string; transferId: string | undefined };
+
+const DAY_MS = 86_400_000;
+
+async function pendingIn(
+  tenantId: string,
+  ownerMembershipId: string,
+  withTransfer: boolean,
+): Promise<Pending> {
+  const invitationId = randomUUID();
+  const email = `${unique('invitee')}@example.test`;
+  await h.db.insert(invitations).values({
+    id: invitationId,
+    tenantId,
+    email,
+    emailCanonical: email,
+    role: 'STUDENT',
+    expiresAt: new Date(Date.now() + 7 * DAY_MS),
+  });
+  if (!withTransfer) return { invitationId, transferId: undefined };
+  const nominee = await addMember(h, tenantId, 'TEACHER');
+  const transferId = randomUUID();
+  await h.db.insert(ownershipTransfers).values({
+    id: transferId,
+    tenantId,
+    fromMembershipId: ownerMembershipId,
+    toMembershipId: nominee.membershipId,
+    expiresAt: new Date(Date.now() + 3 * DAY_MS),
+  });
+  return { invitationId, transferId };
+}
+
+/** `withTransfer`: false for the route that creates one (a tenant holds one pending transfer at most). */
+async function buildWorld(withTransfer: boolean): Promise<World> {
   const a = await createTenantFixture(h);
   const b = await createTenantFixture(h);
   const members = { OWNER: a.owner } as Record<Role, Actor>;
@@ -61,8 +99,18 @@ async function buildWorld(): Promise<World> {
   }
   const bStudent = await addMember(h, b.tenantId, 'STUDENT');
   return {
-    a: { tenantId: a.tenantId, members, studentMembershipId },
-    b: { tenantId: b.tenantId, owner: b.owner, studentMembershipId: bStudent.membershipId },
+    a: {
+      tenantId: a.tenantId,
+      members,
+      studentMembershipId,
+      ...(await pendingIn(a.tenantId, a.ownerMembershipId, withTransfer)),
+    },
+    b: {
+      tenantId: b.tenantId,
+      owner: b.owner,
+      studentMembershipId: bStudent.membershipId,
+      ...(await pendingIn(b.tenantId, b.ownerMembershipId, withTransfer)),
+    },
     superAdmin: await createSuperAdmin(h),
     outsider: await createActor(h),
   };
@@ -91,22 +139,46 @@ async function authorization(kind: CallerKind, world: World): Promise<string | u
 
 const MISSING_TENANT = '01900000-0000-7000-8000-00000000dead';
 
-/** The URL's tenant and membership for a target. */
-function place(target: Target, world: World) {
+type Place = { tenantId: string; membershipId: string; invitationId: string; transferId: string };
+
+/** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer). */
+function place(target: Target, world: World): Place {
+  const ids = (t: World['a'] | World['b']) => ({
+    membershipId: t.studentMembershipId,
+    invitationId: t.invitationId,
+    transferId: t.transferId ?? randomUUID(),
+  });
   switch (target) {
     case 'ownTenant':
-      return { tenantId: world.a.tenantId, membershipId: world.a.studentMembershipId };
+      return { tenantId: world.a.tenantId, ...ids(world.a) };
     case 'otherTenant':
-      return { tenantId: world.b.tenantId, membershipId: world.b.studentMembershipId };
+      return { tenantId: world.b.tenantId, ...ids(world.b) };
     case 'missingTenant':
-      return { tenantId: MISSING_TENANT, membershipId: randomUUID() };
+      return {
+        tenantId: MISSING_TENANT,
+        membershipId: randomUUID(),
+        invitationId: randomUUID(),
+        transferId: randomUUID(),
+      };
     case 'otherTenantsMembership':
-      return { tenantId: world.a.tenantId, membershipId: world.b.studentMembershipId };
+      return { tenantId: world.a.tenantId, ...ids(world.b) };
   }
 }
 
+/** The id a route names under its tenant, and the code for one of another tenant (the scope rule). */
+const CHILD_IDS = [
+  [':tenantMembershipId', 'MEMBERSHIP_NOT_FOUND'],
+  [':invitationId', 'INVITATION_NOT_FOUND'],
+  [':transferId', 'TRANSFER_NOT_FOUND'],
+] as const;
+const childOf = (route: AppRoute) => CHILD_IDS.find(([param]) => route.path.includes(param));
+
 type RouteKey = { [G in keyof Contract]: `${G & string}.${keyof Contract[G] & string}` }[keyof Contract];
-type Request = { path: string; body?: unknown; success: number };
+/**
+ * `success`: the answer of a caller the rules let through. `toOthers`: on an invitee's or nominee's
+ * own routes, what every caller who is not that person gets (the matrix's callers never are).
+ */
+type Request = { path: string; body?: unknown; success: number; toOthers?: ResponseCode };
 
 /** One valid request per route; a route added to the contract without one here fails to compile. */
 const REQUESTS = {
@@ -139,11 +211,71 @@ const REQUESTS = {
     path: `/tenants/${p.tenantId}/memberships/${p.membershipId}`,
     success: 204,
   }),
+  'tenants.restore': (p) => ({ path: `/admin/tenants/${p.tenantId}/restore`, success: 200 }),
+  'memberships.suspend': (p) => ({
+    path: `/tenants/${p.tenantId}/memberships/${p.membershipId}/suspend`,
+    body: { reason: 'matrix' },
+    success: 200,
+  }),
+  'memberships.reactivate': (p) => ({
+    path: `/tenants/${p.tenantId}/memberships/${p.membershipId}/reactivate`,
+    success: 200,
+  }),
+  'invitations.create': (p) => ({
+    path: `/tenants/${p.tenantId}/invitations`,
+    body: { email: `${unique('matrix')}@example.test`, role: 'STUDENT' },
+    success: 201,
+  }),
+  'invitations.list': (p) => ({ path: `/tenants/${p.tenantId}/invitations`, success: 200 }),
+  'invitations.get': (p) => ({ path: `/tenants/${p.tenantId}/invitations/${p.invitationId}`, success: 200 }),
+  'invitations.resend': (p) => ({
+    path: `/tenants/${p.tenantId}/invitations/${p.invitationId}/resend`,
+    success: 200,
+  }),
+  'invitations.revoke': (p) => ({
+    path: `/tenants/${p.tenantId}/invitations/${p.invitationId}/revoke`,
+    success: 200,
+  }),
+  'invitations.listMine': () => ({ path: '/me/invitations', success: 200 }),
+  'invitations.accept': (p) => ({
+    path: `/me/invitations/${p.invitationId}/accept`,
+    success: 201,
+    toOthers: 'INVITATION_NOT_FOUND',
+  }),
+  'invitations.decline': (p) => ({
+    path: `/me/invitations/${p.invitationId}/decline`,
+    success: 200,
+    toOthers: 'INVITATION_NOT_FOUND',
+  }),
+  'ownershipTransfers.create': (p) => ({
+    path: `/tenants/${p.tenantId}/ownership-transfers`,
+    body: { toMembershipId: p.membershipId },
+    success: 201,
+  }),
+  'ownershipTransfers.get': (p) => ({
+    path: `/tenants/${p.tenantId}/ownership-transfers/${p.transferId}`,
+    success: 200,
+  }),
+  'ownershipTransfers.cancel': (p) => ({
+    path: `/tenants/${p.tenantId}/ownership-transfers/${p.transferId}/cancel`,
+    success: 200,
+  }),
+  'ownershipTransfers.listMine': () => ({ path: '/me/ownership-transfers', success: 200 }),
+  'ownershipTransfers.accept': (p) => ({
+    path: `/me/ownership-transfers/${p.transferId}/accept`,
+    success: 200,
+    toOthers: 'TRANSFER_NOT_FOUND',
+  }),
+  'ownershipTransfers.decline': (p) => ({
+    path: `/me/ownership-transfers/${p.transferId}/decline`,
+    success: 200,
+    toOthers: 'TRANSFER_NOT_FOUND',
+  }),
   'me.get': () => ({ path: '/me', success: 200 }),
   'health.live': () => ({ path: '/health/live', success: 200 }),
   'health.ready': () => ({ path: '/health/ready', success: 200 }),
   'health.report': () => ({ path: '/health', success: 200 }),
-} satisfies Record<RouteKey, (p: ReturnType<typeof place>, w: World) => Request>;
+} satisfies Record<RouteKey, (p: Place, w: World) => Request>;
 
 const routes: [RouteKey, AppRoute][] = Object.entries(contract).flatMap(([group, router]) =>
   Object.entries(router).flatMap(([name, route]) =>
@@ -160,14 +292,24 @@ function roleIn(kind: CallerKind, target: Target): Role | undefined {
   return undefined;
 }
 
+/** Tenant routes for OWNERs only (the service's rule on top of the route's `tenantAdmin`): ADMINs are refused. */
+const OWNER_ONLY = new Set<RouteKey>(['ownershipTransfers.create', 'ownershipTransfers.cancel']);
+
 /** The access rules of docs/access.md, cell by cell. */
-function expected(route: AppRoute, kind: CallerKind, target: Target, success: number): number | ResponseCode {
+function expected(
+  key: RouteKey,
+  route: AppRoute,
+  kind: CallerKind,
+  target: Target,
+  request: Request,
+): number | ResponseCode {
+  const { success } = request;
   const access = (route.metadata as { access: string }).access;
   if (access === 'public') return success;
   if (kind === 'anonymous' || kind === 'malformed' || kind === 'expired') return 'UNAUTHENTICATED';
-  if (access === 'authenticated') return success;
+  if (access === 'authenticated') return request.toOthers ?? success;
   const takesTenant = route.path.includes(':tenantId');
-  const takesMembership = route.path.includes(':tenantMembershipId');
+  const child = childOf(route);
   if (access === 'superAdmin') {
     if (kind !== 'superAdmin') return 'SUPER_ADMIN_REQUIRED';
     return takesTenant && target === 'missingTenant' ? 'TENANT_NOT_FOUND' : success;
@@ -179,13 +321,15 @@ function expected(route: AppRoute, kind: CallerKind, target: Target, success: nu
     if (!role) return 'TENANT_ACCESS_DENIED';
     if (role === 'STUDENT' || role === 'TEACHER') return 'INSUFFICIENT_ROLE';
   }
-  if (takesMembership && target === 'otherTenantsMembership') return 'MEMBERSHIP_NOT_FOUND';
+  if (OWNER_ONLY.has(key) && kind !== 'superAdmin' && roleIn(kind, target) !== 'OWNER')
+    return 'INSUFFICIENT_ROLE';
+  if (child && target === 'otherTenantsMembership') return child[1];
   return success;
 }
 
 /** Targets that mean something different for a route; the others would repeat a cell. */
 function targetsOf(route: AppRoute): readonly Target[] {
-  if (route.path.includes(':tenantMembershipId')) return TARGETS;
+  if (childOf(route) && route.path.includes(':tenantId')) return TARGETS;
   if (route.path.includes(':tenantId')) return ['ownTenant', 'otherTenant', 'missingTenant'];
   return ['ownTenant'];
 }
@@ -198,7 +342,17 @@ async function snapshot(world: World) {
     .from(tenantMemberships)
     .where(inArray(tenantMemberships.tenantId, ids))
     .orderBy(tenantMemberships.id);
-  return JSON.stringify({ tenantRows, membershipRows });
+  const invitationRows = await h.db
+    .select()
+    .from(invitations)
+    .where(inArray(invitations.tenantId, ids))
+    .orderBy(invitations.id);
+  const transferRows = await h.db
+    .select()
+    .from(ownershipTransfers)
+    .where(inArray(ownershipTransfers.tenantId, ids))
+    .orderBy(ownershipTransfers.id);
+  return JSON.stringify({ tenantRows, membershipRows, invitationRows, transferRows });
 }
 
 const cells = routes.flatMap(([key, route]) =>
@@ -213,9 +367,9 @@ describe('the authorisation matrix', () => {
   it.each(
     cells.map(([key, kind, target, route]) => [`${route.method} ${key}`, kind, target, key, route] as const),
   )('%s as %s on %s', async (_name, kind, target, key, route) => {
-    const world = await buildWorld();
+    const world = await buildWorld(key !== 'ownershipTransfers.create');
     const request: Request = REQUESTS[key](place(target, world), world);
-    const want = expected(route, kind, target, request.success);
+    const want = expected(key, route, kind, target, request);
     const before = await snapshot(world);
     const auth = await authorization(kind, world);
     const res = await fetch(`${h.baseUrl}${request.path}`, {

@@ -40,6 +40,9 @@ const meEntry = (t: TenantFixture, tenantMembershipId: string, role: Role, roleL
   tenantName: `Tenant ${t.slug}`,
   role,
   roleLevel,
+  status: 'ACTIVE',
+  startsAt: null,
+  endsAt: null,
 });
 
 describe('create', () => {

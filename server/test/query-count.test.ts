@@ -37,8 +37,20 @@ function countingTransactions(db: Database): Database {
   });
 }
 
+/** A tenant whose OWNER offers it to a TEACHER (setup for the transfer routes). */
+type Offer = {
+  tenantId: string;
+  owner: Actor;
+  nominee: Actor;
+  nomineeMembershipId: string;
+  transferId: string;
+};
+
 type Fixture = {
   admin: Actor;
+  invitee: Actor;
+  invitationIds: string[];
+  offers: Offer[];
   superAdmin: Actor;
   outsider: Actor;
   tenantId: string;
@@ -58,8 +70,47 @@ beforeAll(async () => {
   const superAdmin = await createSuperAdmin(h);
   const spareTenantIds = [(await createTenantFixture(h)).tenantId, (await createTenantFixture(h)).tenantId];
   const freshUserIds = [(await createActor(h)).userId, (await createActor(h)).userId];
+  // Invitations: to strangers (get, resend, revoke), then two to the invitee (accept, decline).
+  const invitee = await createActor(h);
+  const invitationIds: string[] = [];
+  for (const [tenantId, email] of [
+    [t.tenantId, uniqueEmail()],
+    [t.tenantId, uniqueEmail()],
+    [t.tenantId, invitee.email],
+    [spareTenantIds[0] ?? '', invitee.email],
+  ] as const) {
+    const invited = await superAdmin.api.invitations.create({
+      params: { tenantId },
+      body: { email, role: 'STUDENT' },
+    });
+    if (invited.status !== 201) throw new Error(`invitation setup: ${JSON.stringify(invited.body)}`);
+    invitationIds.push((invited.body as { data: { invitationId: string } }).data.invitationId);
+  }
+  // Four tenants offered to a TEACHER: one to create its offer in the count, three offered already.
+  const offers: Offer[] = [];
+  for (let i = 0; i < 4; i++) {
+    const tenant = await createTenantFixture(h);
+    const nominee = await addMember(h, tenant.tenantId, 'TEACHER');
+    const offered =
+      i === 0
+        ? undefined
+        : await tenant.owner.api.ownershipTransfers.create({
+            params: { tenantId: tenant.tenantId },
+            body: { toMembershipId: nominee.membershipId },
+          });
+    offers.push({
+      tenantId: tenant.tenantId,
+      owner: tenant.owner,
+      nominee: nominee.actor,
+      nomineeMembershipId: nominee.membershipId,
+      transferId: (offered?.body as { data: { transferId: string } } | undefined)?.data.transferId ?? '',
+    });
+  }
   f = {
     admin,
+    invitee,
+    invitationIds,
+    offers,
     superAdmin,
     outsider: await createActor(h),
     tenantId: t.tenantId,
@@ -96,6 +147,11 @@ const reads = (n: number): Cost => ({ statements: n, transactions: 0 });
 const writes = (n: number): Cost => ({ statements: n, transactions: 1 });
 const at = (f: Fixture, i: number) => ({ tenantId: f.tenantId, tenantMembershipId: f.studentIds[i] ?? '' });
 const spare = (f: Fixture, i: number) => ({ tenantId: f.spareTenantIds[i] ?? '' });
+const invitation = (f: Fixture, i: number) => ({
+  tenantId: f.tenantId,
+  invitationId: f.invitationIds[i] ?? '',
+});
+const offer = (f: Fixture, i: number) => f.offers[i] as Offer;
 
 // A read is one statement: the caller (by the token's subject, with its role in the URL's tenant)
 // and the data together. A membership write is three in its transaction: the tenant's lock, the
@@ -213,6 +269,42 @@ const CASES: Case[] = [
     call: (f) => f.admin.api.memberships.update({ params: at(f, 1), body: { role: 'TEACHER' } }),
   },
   {
+    route: 'memberships.update',
+    name: 'term dates: lock, caller with its role, update reading the membership as it was',
+    status: 200,
+    cost: writes(3),
+    call: (f) =>
+      f.admin.api.memberships.update({
+        params: at(f, 1),
+        body: { startsAt: '2020-01-01T00:00:00Z', endsAt: '2999-01-01T00:00:00Z' },
+      }),
+  },
+  {
+    route: 'memberships.suspend',
+    name: 'lock, caller with its role, update reading the membership as it was',
+    status: 200,
+    cost: writes(3),
+    call: (f) => f.admin.api.memberships.suspend({ params: at(f, 3), body: { reason: 'counted' } }),
+  },
+  {
+    route: 'memberships.reactivate',
+    name: 'lock, caller with its role, update reading the membership as it was',
+    status: 200,
+    cost: writes(3),
+    call: (f) => f.admin.api.memberships.reactivate({ params: at(f, 3), body: {} }),
+  },
+  {
+    route: 'memberships.list',
+    name: 'filtered by status: caller with its role and the page',
+    status: 200,
+    cost: reads(1),
+    call: (f) =>
+      f.admin.api.memberships.list({
+        params: { tenantId: f.tenantId },
+        query: { status: 'SUSPENDED', includeTotal: false },
+      }),
+  },
+  {
     route: 'memberships.remove',
     name: 'lock, caller with its role, delete reading the membership as it was',
     status: 204,
@@ -297,10 +389,154 @@ const CASES: Case[] = [
   },
   {
     route: 'tenants.remove',
-    name: 'user, delete',
+    name: 'user, mark deleted',
     status: 204,
     cost: reads(2),
     call: (f) => f.superAdmin.api.tenants.remove({ params: spare(f, 1) }),
+  },
+  {
+    route: 'tenants.list',
+    name: 'the deleted ones: caller with the page',
+    status: 200,
+    cost: reads(1),
+    call: (f) => f.superAdmin.api.tenants.list({ query: { status: 'DELETED' } }),
+  },
+  {
+    route: 'tenants.restore',
+    name: 'user, clear the deletion mark',
+    status: 200,
+    cost: reads(2),
+    call: (f) => f.superAdmin.api.tenants.restore({ params: spare(f, 1), body: {} }),
+  },
+  {
+    route: 'tenants.restore',
+    name: 'an active tenant: user, no mark to clear, read it as it is',
+    status: 200,
+    cost: reads(3),
+    call: (f) => f.superAdmin.api.tenants.restore({ params: spare(f, 1), body: {} }),
+  },
+  {
+    route: 'invitations.create',
+    name: 'lock, caller with role, member or not, mark a lapsed one, insert',
+    status: 201,
+    cost: writes(5),
+    call: (f) =>
+      f.admin.api.invitations.create({
+        params: { tenantId: f.tenantId },
+        body: { email: uniqueEmail(), role: 'STUDENT' },
+      }),
+  },
+  {
+    route: 'invitations.list',
+    name: 'caller with the page',
+    status: 200,
+    cost: reads(1),
+    call: (f) => f.admin.api.invitations.list({ params: { tenantId: f.tenantId }, query: {} }),
+  },
+  {
+    route: 'invitations.get',
+    name: 'caller with the invitation',
+    status: 200,
+    cost: reads(1),
+    call: (f) => f.admin.api.invitations.get({ params: invitation(f, 0) }),
+  },
+  {
+    route: 'invitations.resend',
+    name: 'lock, caller, invitation, member or not, pending slot, change',
+    status: 200,
+    cost: writes(6),
+    call: (f) => f.admin.api.invitations.resend({ params: invitation(f, 0), body: {} }),
+  },
+  {
+    route: 'invitations.revoke',
+    name: 'lock, caller, invitation, change',
+    status: 200,
+    cost: writes(4),
+    call: (f) => f.admin.api.invitations.revoke({ params: invitation(f, 1), body: {} }),
+  },
+  {
+    route: 'invitations.listMine',
+    name: 'caller with the invitations to its address',
+    status: 200,
+    cost: reads(1),
+    call: (f) => f.invitee.api.invitations.listMine(),
+  },
+  {
+    route: 'invitations.accept',
+    name: 'caller, invitation, lock its tenant, read again, membership, invitation',
+    status: 201,
+    cost: writes(7),
+    call: (f) =>
+      f.invitee.api.invitations.accept({ params: { invitationId: f.invitationIds[2] ?? '' }, body: {} }),
+  },
+  {
+    route: 'invitations.decline',
+    name: 'caller, invitation, lock its tenant, read again, change',
+    status: 200,
+    cost: writes(6),
+    call: (f) =>
+      f.invitee.api.invitations.decline({ params: { invitationId: f.invitationIds[3] ?? '' }, body: {} }),
+  },
+  {
+    route: 'ownershipTransfers.create',
+    name: 'lock, caller, initiator, nominee, mark a lapsed one, insert',
+    status: 201,
+    cost: writes(6),
+    call: (f) =>
+      offer(f, 0).owner.api.ownershipTransfers.create({
+        params: { tenantId: offer(f, 0).tenantId },
+        body: { toMembershipId: offer(f, 0).nomineeMembershipId },
+      }),
+  },
+  {
+    route: 'ownershipTransfers.get',
+    name: 'caller with the transfer',
+    status: 200,
+    cost: reads(1),
+    call: (f) =>
+      offer(f, 1).owner.api.ownershipTransfers.get({
+        params: { tenantId: offer(f, 1).tenantId, transferId: offer(f, 1).transferId },
+      }),
+  },
+  {
+    route: 'ownershipTransfers.cancel',
+    name: 'lock, caller, change',
+    status: 200,
+    cost: writes(3),
+    call: (f) =>
+      offer(f, 1).owner.api.ownershipTransfers.cancel({
+        params: { tenantId: offer(f, 1).tenantId, transferId: offer(f, 1).transferId },
+        body: {},
+      }),
+  },
+  {
+    route: 'ownershipTransfers.listMine',
+    name: 'caller with its nominations',
+    status: 200,
+    cost: reads(1),
+    call: (f) => offer(f, 2).nominee.api.ownershipTransfers.listMine(),
+  },
+  {
+    route: 'ownershipTransfers.accept',
+    name: 'caller, lock its tenant, transfer with parties, swap, mark accepted',
+    status: 200,
+    cost: writes(5),
+    call: (f) =>
+      offer(f, 2).nominee.api.ownershipTransfers.accept({
+        params: { transferId: offer(f, 2).transferId },
+        body: {},
+      }),
+  },
+  {
+    route: 'ownershipTransfers.decline',
+    name: 'caller, lock its tenant, transfer with parties, mark declined',
+    status: 200,
+    cost: writes(4),
+    call: (f) =>
+      offer(f, 3).nominee.api.ownershipTransfers.decline({
+        params: { transferId: offer(f, 3).transferId },
+        body: {},
+      }),
   },
 ];
 

@@ -82,6 +82,27 @@ async function call(server: TestServer, { path, method = 'GET', token, body, hea
 
 const memberships = () => `/tenants/${tenant.tenantId}/memberships`;
 
+/** The tenant's OWNER invites an address; answers the invitation's id. */
+async function invite(email = `${unique('invitee')}@example.test`): Promise<string> {
+  const res = await call(h, {
+    path: `/tenants/${tenant.tenantId}/invitations`,
+    method: 'POST',
+    token: tenant.owner.token,
+    body: JSON.stringify({ email, role: 'STUDENT' }),
+  });
+  expect(res.status).toBe(201);
+  return (await jsonOf(res)).data.invitationId;
+}
+
+/** The tenant's OWNER offers it to a membership. */
+const offerTransfer = (t: TenantFixture, toMembershipId: string) =>
+  call(h, {
+    path: `/tenants/${t.tenantId}/ownership-transfers`,
+    method: 'POST',
+    token: t.owner.token,
+    body: JSON.stringify({ toMembershipId }),
+  });
+
 /** How to make the service answer each code. A new code without a way to produce it fails to compile. */
 const TRIGGERS = {
   VALIDATION_FAILED: () => call(h, { path: '/admin/tenants?limit=0', token: admin.token }),
@@ -133,6 +154,62 @@ const TRIGGERS = {
       method: 'DELETE',
       token: tenant.owner.token,
     }),
+  TRANSFER_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/ownership-transfers/${MISSING}`,
+      token: tenant.owner.token,
+    }),
+  TRANSFER_NOT_APPLICABLE: async () => {
+    const t = await createTenantFixture(h);
+    return offerTransfer(t, t.ownerMembershipId);
+  },
+  TRANSFER_ALREADY_PENDING: async () => {
+    const t = await createTenantFixture(h);
+    const nominee = await addMember(h, t.tenantId, 'TEACHER');
+    expect((await offerTransfer(t, nominee.membershipId)).status).toBe(201);
+    return offerTransfer(t, nominee.membershipId);
+  },
+  TRANSFER_NOT_PENDING: async () => {
+    const t = await createTenantFixture(h);
+    const nominee = await addMember(h, t.tenantId, 'TEACHER');
+    const { data } = await jsonOf(await offerTransfer(t, nominee.membershipId));
+    const cancel = {
+      path: `/tenants/${t.tenantId}/ownership-transfers/${data.transferId}/cancel`,
+      method: 'POST',
+      token: t.owner.token,
+    };
+    expect((await call(h, cancel)).status).toBe(200);
+    return call(h, cancel);
+  },
+  INVITATION_NOT_FOUND: () =>
+    call(h, { path: `/tenants/${tenant.tenantId}/invitations/${MISSING}`, token: tenant.owner.token }),
+  INVITATION_ALREADY_PENDING: async () => {
+    const email = `${unique('twice')}@example.test`;
+    await invite(email);
+    return call(h, {
+      path: `/tenants/${tenant.tenantId}/invitations`,
+      method: 'POST',
+      token: tenant.owner.token,
+      body: JSON.stringify({ email, role: 'TEACHER' }),
+    });
+  },
+  INVITATION_NOT_PENDING: async () => {
+    const revoke = {
+      path: `/tenants/${tenant.tenantId}/invitations/${await invite()}/revoke`,
+      method: 'POST',
+      token: tenant.owner.token,
+    };
+    expect((await call(h, revoke)).status).toBe(200);
+    return call(h, revoke);
+  },
+  INVITATION_EXPIRED: async () => {
+    // Someone with a verified email who is not a member here: another tenant's OWNER.
+    const invitee = (await createTenantFixture(h)).owner;
+    const id = await invite(invitee.email);
+    // Time driven, not waited for: the invitation's days have passed.
+    await h.db.execute(`update invitations set expires_at = now() - interval '1 minute' where id = '${id}'`);
+    return call(h, { path: `/me/invitations/${id}/accept`, method: 'POST', token: invitee.token });
+  },
   IDEMPOTENCY_KEY_IN_FLIGHT: async () => {
     // Another request holds the key (claimed, not completed): what a request on another process looks like.
     const key = randomUUID();

@@ -41,6 +41,8 @@ describe('POST /admin/tenants', () => {
         version: 1,
         createdAt: expect.stringMatching(/Z$/),
         updatedAt: expect.stringMatching(/Z$/),
+        deletedAt: null,
+        purgeAfter: null,
       },
     });
     const me = await owner.api.me.get();
@@ -235,7 +237,7 @@ describe('GET, PATCH, DELETE /admin/tenants/:tenantId', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('deletes a tenant with all its memberships', async () => {
+  it('deletes a tenant softly: missing from then on, its memberships kept (tenant-soft-delete.test.ts)', async () => {
     const tenant = await createTenantFixture(h);
     await addMember(h, tenant.tenantId, 'TEACHER');
     await addMember(h, tenant.tenantId, 'STUDENT');
@@ -249,7 +251,7 @@ describe('GET, PATCH, DELETE /admin/tenants/:tenantId', () => {
       .select({ n: count() })
       .from(tenantMemberships)
       .where(eq(tenantMemberships.tenantId, tenant.tenantId));
-    expect(left?.n).toBe(0);
+    expect(left?.n).toBe(3);
     expect((await admin.api.tenants.get({ params: { tenantId: tenant.tenantId } })).status).toBe(404);
     expect((await admin.api.tenants.remove({ params: { tenantId: tenant.tenantId } })).status).toBe(404);
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { UuidSchema } from '../common/ids.js';
-import { RoleLevelSchema, RoleSchema } from '../memberships/memberships.schemas.js';
+import { TimestampSchema, UuidSchema } from '../common/ids.js';
+import { MembershipStatusSchema, RoleLevelSchema, RoleSchema } from '../memberships/memberships.schemas.js';
 
 export const MeSchema = z.object({
   user: z.object({
@@ -17,6 +17,10 @@ export const MeSchema = z.object({
       tenantName: z.string(),
       role: RoleSchema,
       roleLevel: RoleLevelSchema,
+      // Every membership is listed, whatever its status: only an ACTIVE one opens the tenant.
+      status: MembershipStatusSchema,
+      startsAt: TimestampSchema.nullable(),
+      endsAt: TimestampSchema.nullable(),
     }),
   ),
 });

@@ -9,6 +9,8 @@ import {
   ListMembershipsQuerySchema,
   MembershipIdParams,
   MembershipSchema,
+  ReactivateMembershipBodySchema,
+  SuspendMembershipBodySchema,
   UpdateMembershipBodySchema,
 } from './memberships.schemas.js';
 
@@ -55,7 +57,39 @@ const routes = c.router(
       metadata: {
         errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
       } satisfies Partial<RouteMetadata>,
-      summary: "Change a membership's role",
+      summary: "Change a membership's role or term dates",
+      description:
+        'Send `role`, `startsAt`, `endsAt` (any of them, at least one; null clears a date). An OWNER ' +
+        'membership has no term dates, and a change that leaves the tenant without an ACTIVE OWNER is refused.',
+    },
+    suspend: {
+      method: 'POST',
+      path: '/tenants/:tenantId/memberships/:tenantMembershipId/suspend',
+      pathParams: MembershipIdParams,
+      headers: TenantHeaders.merge(IdempotencyHeaders).merge(IfMatchHeaders),
+      body: SuspendMembershipBodySchema,
+      responses: { 200: successEnvelope(MembershipSchema) },
+      metadata: {
+        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
+      } satisfies Partial<RouteMetadata>,
+      summary: 'Suspend a membership: it stays, with its role, but grants no access',
+      description:
+        'Suspending a SUSPENDED membership changes nothing (its first suspension and reason stay).',
+    },
+    reactivate: {
+      method: 'POST',
+      path: '/tenants/:tenantId/memberships/:tenantMembershipId/reactivate',
+      pathParams: MembershipIdParams,
+      headers: TenantHeaders.merge(IdempotencyHeaders).merge(IfMatchHeaders),
+      body: ReactivateMembershipBodySchema,
+      responses: { 200: successEnvelope(MembershipSchema) },
+      metadata: {
+        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'PRECONDITION_FAILED'],
+      } satisfies Partial<RouteMetadata>,
+      summary: 'Make a membership ACTIVE again, with its role unchanged',
+      description:
+        'Lifts the suspension, and whatever else keeps it from being ACTIVE now: an `endsAt` that has ' +
+        'passed and a `startsAt` still to come are cleared; the other dates stay.',
     },
     remove: {
       method: 'DELETE',

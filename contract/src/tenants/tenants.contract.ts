@@ -7,6 +7,7 @@ import { withErrorResponses } from '../route-errors.js';
 import {
   CreateTenantBodySchema,
   ListTenantsQuerySchema,
+  RestoreTenantBodySchema,
   TenantSchema,
   UpdateTenantBodySchema,
 } from './tenants.schemas.js';
@@ -60,7 +61,25 @@ const routes = c.router(
       body: c.noBody(),
       responses: { 204: c.noBody() },
       metadata: { errors: ['PRECONDITION_FAILED'] } satisfies Partial<RouteMetadata>,
-      summary: 'Delete a tenant and all its memberships',
+      summary: 'Delete a tenant (restorable until its purgeAfter)',
+      description:
+        'Marks the tenant deleted: every route then treats it as missing, and its slug stays taken. ' +
+        'Nothing is removed: `POST /admin/tenants/{tenantId}/restore` brings it back, memberships ' +
+        'included, until `purgeAfter` (TENANT_RETENTION_DAYS after the deletion); the purge then ' +
+        'removes it for good.',
+    },
+    restore: {
+      method: 'POST',
+      path: '/admin/tenants/:tenantId/restore',
+      pathParams: TenantIdParams,
+      headers: TenantHeaders.merge(IdempotencyHeaders),
+      body: RestoreTenantBodySchema,
+      responses: { 200: successEnvelope(TenantSchema) },
+      summary: 'Restore a deleted tenant, within its retention period',
+      description:
+        'The tenant is active again, with its memberships, and its version grows by one. A tenant ' +
+        'past its `purgeAfter`, or purged, is 404 TENANT_NOT_FOUND. Restoring an active tenant ' +
+        'answers it unchanged, so that a retried restore gives the same answer.',
     },
   },
   { metadata: { access: 'superAdmin' } satisfies RouteMetadata },

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { EmptyBodySchema } from '../common/empty-body.js';
 import { TimestampSchema, UuidSchema } from '../common/ids.js';
 import { pageQuery, searchQuery } from '../common/pagination.js';
 import { text } from '../common/text.js';
+import { TENANT_STATUSES } from '../lifecycle.js';
 
 export const TenantSlugSchema = z
   .string()
@@ -20,8 +22,14 @@ export const TenantSchema = z.object({
   version: z.number().int().min(1).describe('Increases on every change; sent as the ETag'),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
+  deletedAt: TimestampSchema.nullable().describe('When the tenant was deleted; null while it is active'),
+  purgeAfter: TimestampSchema.nullable().describe(
+    'A deleted tenant can be restored until then, and is purged for good after it; null while it is active',
+  ),
 });
 export type Tenant = z.infer<typeof TenantSchema>;
+
+export const TenantStatusSchema = z.enum(TENANT_STATUSES);
 
 /**
  * An address as its owner writes it, international ones included (`jörg@müller.de`). Only its
@@ -56,8 +64,14 @@ export const UpdateTenantBodySchema = z
   });
 export type UpdateTenantBody = z.infer<typeof UpdateTenantBodySchema>;
 
+/** A restore takes no fields: the body may be left out, or be `{}`; anything in it is refused. */
+export const RestoreTenantBodySchema = EmptyBodySchema;
+
 export const ListTenantsQuerySchema = z.object({
   ...pageQuery,
   q: searchQuery.optional().describe('Case-insensitive substring of the name or the slug'),
+  status: TenantStatusSchema.default('ACTIVE').describe(
+    'ACTIVE (the default) or DELETED: deleted tenants, restorable until their `purgeAfter`',
+  ),
 });
 export type ListTenantsQuery = z.infer<typeof ListTenantsQuerySchema>;

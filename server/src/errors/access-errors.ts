@@ -23,8 +23,8 @@ export class TenantAccessDeniedError extends AppError {
 
 export class InsufficientRoleError extends AppError {
   readonly code = 'INSUFFICIENT_ROLE';
-  constructor() {
-    super('Only OWNER or ADMIN members may manage memberships');
+  constructor(message = 'Only OWNER or ADMIN members may manage memberships') {
+    super(message);
   }
 }
 

@@ -1,18 +1,24 @@
 import { extendApi } from '@anatine/zod-openapi';
 import {
+  CreateInvitationBodySchema,
   CreateMembershipBodySchema,
+  CreateOwnershipTransferBodySchema,
   CreateTenantBodySchema,
   contract,
   ErrorEnvelopeSchema,
   FieldErrorSchema,
   HealthReportSchema,
+  InvitationSchema,
   MembershipSchema,
   MeSchema,
+  MyInvitationSchema,
+  OwnershipTransferSchema,
   PageMetaSchema,
   ProbeSchema,
   ResponseCodeSchema,
   RoleSchema,
   routeMetadata,
+  SuspendMembershipBodySchema,
   TenantSchema,
   UpdateMembershipBodySchema,
   UpdateTenantBodySchema,
@@ -22,6 +28,7 @@ import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { answeredCodes, errorResponses, SHARED_ERRORS } from './error-responses.js';
 import { type Example, errorExample, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
+import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
 
 /*
@@ -33,6 +40,12 @@ import { headerComponents, headersOf, type Response } from './response-headers.j
 const NAMED = {
   Tenant: TenantSchema,
   Membership: MembershipSchema,
+  Invitation: InvitationSchema,
+  MyInvitation: MyInvitationSchema,
+  OwnershipTransfer: OwnershipTransferSchema,
+  CreateInvitationBody: CreateInvitationBodySchema,
+  CreateOwnershipTransferBody: CreateOwnershipTransferBodySchema,
+  SuspendMembershipBody: SuspendMembershipBodySchema,
   User: UserSummarySchema,
   Me: MeSchema,
   Role: RoleSchema,
@@ -56,19 +69,51 @@ export const OPERATION_IDS: Record<string, string> = {
   'tenants.get': 'getTenant',
   'tenants.update': 'updateTenant',
   'tenants.remove': 'deleteTenant',
+  'tenants.restore': 'restoreTenant',
   'memberships.list': 'listMemberships',
   'memberships.get': 'getMembership',
   'memberships.create': 'createMembership',
   'memberships.update': 'updateMembership',
   'memberships.remove': 'deleteMembership',
+  'memberships.suspend': 'suspendMembership',
+  'memberships.reactivate': 'reactivateMembership',
+  'invitations.create': 'createInvitation',
+  'invitations.list': 'listInvitations',
+  'invitations.get': 'getInvitation',
+  'invitations.resend': 'resendInvitation',
+  'invitations.revoke': 'revokeInvitation',
+  'invitations.listMine': 'listMyInvitations',
+  'invitations.accept': 'acceptInvitation',
+  'invitations.decline': 'declineInvitation',
+  'ownershipTransfers.create': 'createOwnershipTransfer',
+  'ownershipTransfers.get': 'getOwnershipTransfer',
+  'ownershipTransfers.cancel': 'cancelOwnershipTransfer',
+  'ownershipTransfers.listMine': 'listMyOwnershipTransfers',
+  'ownershipTransfers.accept': 'acceptOwnershipTransfer',
+  'ownershipTransfers.decline': 'declineOwnershipTransfer',
   'me.get': 'getMe',
   'health.live': 'getLiveness',
   'health.ready': 'getReadiness',
   'health.report': 'getHealth',
 };
 
+const INVITATIONS = {
+  name: 'Invitations',
+  description:
+    "Invitations a person accepts under their own verified email: the tenant's routes, and the invitee's under /me",
+};
+const TRANSFERS = {
+  name: 'Ownership transfers',
+  description: 'Two-step transfers of a tenant: an OWNER offers, the nominee accepts under /me',
+};
+
+// The first tag whose prefix the path starts with: the specific ones before /tenants/ and /me.
 const TAGS = [
   { prefix: '/admin/tenants', name: 'Tenants', description: 'Platform routes: super administrators only' },
+  { prefix: '/tenants/{tenantId}/invitations', ...INVITATIONS },
+  { prefix: '/tenants/{tenantId}/ownership-transfers', ...TRANSFERS },
+  { prefix: '/me/invitations', ...INVITATIONS },
+  { prefix: '/me/ownership-transfers', ...TRANSFERS },
   {
     prefix: '/tenants/',
     name: 'Memberships',
@@ -101,6 +146,39 @@ function describedParameter(parameter: Parameter): Parameter {
   return { ...parameter, description, schema };
 }
 
+type ByOperation<T> = Record<string, T>;
+
+/** For the actions that take no options (resend, accept, restore, ...). */
+const ACTION_BODY_EXAMPLES: Record<string, Example> = {
+  none: { summary: 'No options: send no body, or `{}`', value: {} },
+};
+
+/** Both files of examples, one map per operation (and per status), their examples side by side. */
+const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>> = mergeExamples(
+  REQUEST_EXAMPLES,
+  LIFECYCLE_REQUEST_EXAMPLES,
+);
+const operationsOf = (...maps: object[]) => [...new Set(maps.flatMap((map) => Object.keys(map)))];
+const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
+  Object.fromEntries(
+    operationsOf(RESPONSE_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES).map((operationId) => [
+      operationId,
+      mergeExamples(
+        ...[RESPONSE_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES].map(
+          (all) => (all as ByOperation<object>)[operationId] ?? {},
+        ),
+      ),
+    ]),
+  );
+
+/** Maps of examples merged key by key: the examples under one key (an operation, a status) side by side. */
+function mergeExamples<T>(...maps: object[]): ByOperation<T> {
+  const merged: Record<string, T> = {};
+  for (const map of maps)
+    for (const [key, value] of Object.entries(map)) merged[key] = { ...(merged[key] ?? {}), ...value } as T;
+  return merged;
+}
+
 const withExamples = (content: Record<string, unknown> | undefined, examples?: Record<string, Example>) =>
   content && examples ? { ...content, examples } : content;
 
@@ -108,9 +186,7 @@ function describeOperation(operation: Operation, route: AppRoute) {
   const routeKey = operation.operationId ?? '';
   const operationId = OPERATION_IDS[routeKey] ?? routeKey;
   const isPublic = routeMetadata(route).access === 'public';
-  const responseExamples: Record<string, Record<string, Example>> = (
-    RESPONSE_EXAMPLES as Record<string, Record<string, Record<string, Example>>>
-  )[operationId] ?? {};
+  const responseExamples = RESPONSE_EXAMPLES_BY_OPERATION[operationId] ?? {};
   const successes = Object.fromEntries(
     Object.entries(operation.responses)
       .filter(([status]) => Number(status) < 400 || (isPublic && status === '503'))
@@ -126,18 +202,21 @@ function describeOperation(operation: Operation, route: AppRoute) {
         ];
       }),
   );
-  const requestExamples = (REQUEST_EXAMPLES as Record<string, Record<string, Example>>)[operationId];
+  const bodyIsOptional = Boolean((route as { body?: { isOptional?: () => boolean } }).body?.isOptional?.());
+  const requestExamples =
+    REQUEST_EXAMPLES_BY_OPERATION[operationId] ?? (bodyIsOptional ? ACTION_BODY_EXAMPLES : undefined);
   const json = operation.requestBody?.content['application/json'];
   return {
     ...operation,
     operationId,
-    tags: [TAGS.find((tag) => route.path.startsWith(tag.prefix))?.name ?? 'Other'],
+    tags: [TAGS.find((tag) => routePath(route).startsWith(tag.prefix))?.name ?? 'Other'],
     security: isPublic ? [] : [{ bearerAuth: [] }],
     ...(operation.parameters ? { parameters: operation.parameters.map(describedParameter) } : {}),
     ...(operation.requestBody && json
       ? {
           requestBody: {
-            required: true,
+            // An action's body ({} or none) is optional; a resource's is not.
+            required: !bodyIsOptional,
             content: { 'application/json': withExamples(json, requestExamples) },
           },
         }
@@ -145,6 +224,9 @@ function describeOperation(operation: Operation, route: AppRoute) {
     responses: { ...successes, ...errorResponses(routeKey, route) },
   };
 }
+
+/** The route's path as OpenAPI writes it (`{tenantId}`), for matching tag prefixes. */
+const routePath = (route: AppRoute) => route.path.replace(/:(\w+)/g, '{$1}');
 
 const successText = (status: string) =>
   ({ '200': 'OK', '201': 'Created', '204': 'No content', '503': 'Unavailable' })[status] ?? status;
@@ -178,7 +260,7 @@ export function buildOpenApiDocument(version: string) {
         // One example per error code, referenced by every response that can carry it.
         examples: Object.fromEntries(answeredCodes().map((code) => [code, errorExample(code)])),
       },
-      tags: TAGS.map(({ name, description }) => ({ name, description })),
+      tags: [...new Map(TAGS.map(({ name, description }) => [name, { name, description }])).values()],
     },
     {
       setOperationId: 'concatenated-path',

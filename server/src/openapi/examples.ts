@@ -28,29 +28,43 @@ import { encodeCursor } from '../pagination/cursor.js';
  */
 
 export type Example<T = unknown> = { summary: string; description?: string; value: T };
-type Examples<T> = Record<string, Example<T>>;
+export type Examples<T> = Record<string, Example<T>>;
 
 // UUIDv7s whose timestamps match the createdAt next to them.
-const ADA = { userId: '0194849a-770e-7197-8742-b5eaa607bcfb', email: 'head@greenvalley.example' };
-const GRACE = { userId: '0195609b-8d6d-765b-8440-46f6e8ab8b94', email: 'grace@greenvalley.example' };
-const ALAN = { userId: '019566bd-2f07-726d-9713-1d4febc2e113', email: 'alan@greenvalley.example' };
-const GREEN_VALLEY = '01955b12-0535-7604-963c-bac14605396b';
+export const ADA = { userId: '0194849a-770e-7197-8742-b5eaa607bcfb', email: 'head@greenvalley.example' };
+export const GRACE = { userId: '0195609b-8d6d-765b-8440-46f6e8ab8b94', email: 'grace@greenvalley.example' };
+export const ALAN = { userId: '019566bd-2f07-726d-9713-1d4febc2e113', email: 'alan@greenvalley.example' };
+export const GREEN_VALLEY = '01955b12-0535-7604-963c-bac14605396b';
 const RIVERSIDE = '0194f458-eb73-73ff-aae5-adda98f10230';
 const REQUEST_ID = '8d3f2a61-4c0e-4b7a-9e15-2f6c0b7d94a3';
 
-const greenValley: Tenant = {
+export const greenValley: Tenant = {
   tenantId: GREEN_VALLEY,
   slug: 'green-valley',
   name: 'Green Valley School',
   version: 1,
   createdAt: '2025-03-03T08:14:22.517Z',
   updatedAt: '2025-03-03T08:14:22.517Z',
+  deletedAt: null,
+  purgeAfter: null,
 };
 const greenValleyRenamed: Tenant = {
   ...greenValley,
   name: 'Green Valley Academy',
   version: 2,
   updatedAt: '2025-03-10T11:05:47.380Z',
+};
+const greenValleyDeleted: Tenant = {
+  ...greenValleyRenamed,
+  version: 3,
+  updatedAt: '2025-03-20T16:02:55.118Z',
+  deletedAt: '2025-03-20T16:02:55.118Z',
+  purgeAfter: '2025-04-19T16:02:55.118Z',
+};
+const greenValleyRestored: Tenant = {
+  ...greenValleyRenamed,
+  version: 4,
+  updatedAt: '2025-04-02T09:41:13.072Z',
 };
 const riverside: Tenant = {
   tenantId: RIVERSIDE,
@@ -59,43 +73,60 @@ const riverside: Tenant = {
   version: 3,
   createdAt: '2025-02-11T09:30:55.731Z',
   updatedAt: '2025-02-27T15:12:08.446Z',
+  deletedAt: null,
+  purgeAfter: null,
 };
 
-const adaOwner: Membership = {
+export const adaOwner: Membership = {
   tenantMembershipId: '01955b12-0537-7391-8ba2-a48c71bf41a8',
   tenantId: GREEN_VALLEY,
   userId: ADA.userId,
   role: 'OWNER',
   roleLevel: 40,
+  status: 'ACTIVE',
+  startsAt: null,
+  endsAt: null,
+  suspendedAt: null,
+  suspensionReason: null,
   version: 1,
   user: { ...ADA, displayName: 'Ada Head' },
   createdAt: '2025-03-03T08:14:22.517Z',
   updatedAt: '2025-03-03T08:14:22.517Z',
 };
-const graceTeacher: Membership = {
+export const graceTeacher: Membership = {
   tenantMembershipId: '0195609b-8d70-796c-9954-6a8639bab893',
   tenantId: GREEN_VALLEY,
   userId: GRACE.userId,
   role: 'TEACHER',
   roleLevel: 20,
+  status: 'ACTIVE',
+  startsAt: null,
+  endsAt: null,
+  suspendedAt: null,
+  suspensionReason: null,
   version: 1,
   user: { ...GRACE, displayName: 'Grace Hopper' },
   createdAt: '2025-03-04T10:02:41.904Z',
   updatedAt: '2025-03-04T10:02:41.904Z',
 };
-const graceAdmin: Membership = {
+export const graceAdmin: Membership = {
   ...graceTeacher,
   role: 'ADMIN',
   roleLevel: 30,
   version: 2,
   updatedAt: '2025-03-06T07:51:18.004Z',
 };
-const alanStudent: Membership = {
+export const alanStudent: Membership = {
   tenantMembershipId: '019566bd-2f0c-7fe3-ad32-9d96be2ca3a8',
   tenantId: GREEN_VALLEY,
   userId: ALAN.userId,
   role: 'STUDENT',
   roleLevel: 10,
+  status: 'ACTIVE',
+  startsAt: null,
+  endsAt: null,
+  suspendedAt: null,
+  suspensionReason: null,
   version: 1,
   user: { ...ALAN, displayName: null },
   createdAt: '2025-03-05T14:37:09.260Z',
@@ -112,6 +143,9 @@ const me: Me = {
       tenantName: riverside.name,
       role: 'ADMIN',
       roleLevel: 30,
+      status: 'ACTIVE',
+      startsAt: null,
+      endsAt: null,
     },
     {
       tenantMembershipId: adaOwner.tenantMembershipId,
@@ -120,11 +154,14 @@ const me: Me = {
       tenantName: greenValley.name,
       role: 'OWNER',
       roleLevel: 40,
+      status: 'ACTIVE',
+      startsAt: null,
+      endsAt: null,
     },
   ],
 };
 
-const ok = <T>(data: T) => ({ success: true as const, data });
+export const ok = <T>(data: T) => ({ success: true as const, data });
 const page = <T>(data: T[], meta: PageMeta) => ({ success: true as const, data, meta });
 
 type Probe = z.infer<typeof ProbeSchema>;
@@ -190,6 +227,10 @@ export const RESPONSE_EXAMPLES = {
         summary: 'The last page',
         value: page([greenValleyRenamed], { nextCursor: null }),
       },
+      deleted: {
+        summary: 'The deleted tenants (`status=DELETED`), restorable until `purgeAfter`',
+        value: page([greenValleyDeleted], { nextCursor: null }),
+      },
     },
   },
   getTenant: {
@@ -197,6 +238,14 @@ export const RESPONSE_EXAMPLES = {
   },
   updateTenant: {
     200: { renamed: { summary: 'Renamed: the version moved on to 2', value: ok(greenValleyRenamed) } },
+  },
+  restoreTenant: {
+    200: {
+      restored: {
+        summary: 'Active again: deleted at version 3, restored at version 4',
+        value: ok(greenValleyRestored),
+      },
+    },
   },
   listMemberships: {
     200: {

@@ -95,6 +95,10 @@ const ETAG_ROUTES = new Set([
   'memberships.get',
   'memberships.create',
   'memberships.update',
+  'memberships.suspend',
+  'memberships.reactivate',
+  'tenants.restore',
+  'invitations.accept',
 ]);
 
 /** Which headers an answer of `route` with `status` carries; routeKey is the contract path. */
@@ -103,7 +107,8 @@ function responseHeaderIds(routeKey: string, route: AppRoute, status: number): H
   const ids: HeaderId[] = ['RequestId'];
   if (!isPublic) ids.push('RateLimitLimit', 'RateLimitRemaining', 'RateLimitReset');
   if (status < 300 && ETAG_ROUTES.has(routeKey)) ids.push('ETag');
-  if (status === 201 && route.method === 'POST' && !isPublic) ids.push('IdempotentReplayed');
+  // Any POST may carry an Idempotency-Key, and its replayed answer says so, whatever its status.
+  if (status < 300 && route.method === 'POST' && !isPublic) ids.push('IdempotentReplayed');
   if (status === 401) ids.push('WWWAuthenticate');
   if (status === 429 || (status === 503 && !isPublic)) ids.push('RetryAfter');
   return ids;

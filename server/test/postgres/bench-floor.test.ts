@@ -301,6 +301,39 @@ describe('the bench floor refuses as the service does', () => {
     ]);
   });
 
+  it('memberships not ACTIVE: shown with their status and dates, refused as callers, not counted as OWNERs', async () => {
+    const c = await newTenant(f.newcomer);
+    const owner = await ownerOf(c, f.newcomer);
+    const [admin, otherOwner] = [await signIn({ name: 'Sue Spended' }), await signIn({ name: 'Ona Owner' })];
+    const ids = {
+      admin: await join(c, f.newcomer, 'ADMIN', admin),
+      owner: await join(c, f.newcomer, 'OWNER', otherOwner),
+      ended: await join(c, f.newcomer, 'STUDENT', await signIn({ name: 'Ed Ended' })),
+    };
+    for (const id of [ids.admin, ids.owner]) {
+      const answer = await call('service', 'POST', `${members(c)}/${id}/suspend`, f.newcomer.token, {
+        reason: 'r',
+      });
+      expect(answer.status).toBe(200);
+    }
+    const ended = { startsAt: '2020-01-01T00:00:00Z', endsAt: '2021-01-01T00:00:00Z' };
+    expect(
+      (await call('service', 'PATCH', `${members(c)}/${ids.ended}`, f.newcomer.token, ended)).status,
+    ).toBe(200);
+    const statuses = [];
+    for (const id of [ids.admin, ids.ended])
+      statuses.push((await expectSame('GET', `${members(c)}/${id}`, f.newcomer.token)).body.data.status);
+    expect(statuses).toEqual(['SUSPENDED', 'ENDED']);
+    await expectSame('GET', members(c), f.newcomer.token);
+    expect((await expectSame('GET', '/me', admin.token)).body.data.memberships[0].status).toBe('SUSPENDED');
+    await expectRefusals([
+      [403, 'TENANT_ACCESS_DENIED', 'GET', members(c), admin.token],
+      [403, 'TENANT_ACCESS_DENIED', 'DELETE', `${members(c)}/${ids.ended}`, admin.token],
+      // The other OWNER is suspended: this one is the last ACTIVE one.
+      [409, 'LAST_OWNER', 'DELETE', `${members(c)}/${owner}`, f.newcomer.token],
+    ]);
+  });
+
   it('an OWNER may go while another remains, but not by an ADMIN; then the last may not', async () => {
     const c = await newTenant(f.newcomer);
     const second = await join(c, f.newcomer, 'OWNER', await signIn({ name: 'Otto Owner' }));

@@ -1,3 +1,4 @@
+import { createClient } from '@tms/client';
 import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode } from '@tms/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,22 @@ beforeAll(async () => {
   const admin = await createSuperAdmin(h);
   const tenant = await createTenantFixture(h);
   const { membershipId } = await addMember(h, tenant.tenantId, 'STUDENT');
-  context = { tenantId: tenant.tenantId, membershipId, validToken: admin.token };
+  // A pending invitation and transfer, so that their routes are fuzzed past "not found" too.
+  const sdk = createClient({ baseUrl: h.baseUrl, token: admin.token });
+  const invitation = await sdk.invitations.create(tenant.tenantId, {
+    email: 'fuzzed-invitee@example.test',
+    role: 'STUDENT',
+  });
+  const transfer = await sdk.ownershipTransfers.create(tenant.tenantId, {
+    toMembershipId: membershipId,
+  });
+  context = {
+    tenantId: tenant.tenantId,
+    membershipId,
+    invitationId: invitation.invitationId,
+    transferId: transfer.transferId,
+    validToken: admin.token,
+  };
 });
 afterAll(() => h?.close());
 

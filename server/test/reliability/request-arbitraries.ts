@@ -1,4 +1,4 @@
-import { contract, ROLES } from '@tms/contract';
+import { contract, INVITATION_STATUSES, MEMBERSHIP_STATUSES, ROLES, TENANT_STATUSES } from '@tms/contract';
 import { type AppRoute, isAppRoute } from '@ts-rest/core';
 import fc from 'fast-check';
 
@@ -6,7 +6,19 @@ export const contractRoutes: AppRoute[] = Object.values(contract).flatMap((route
   Object.values(router).filter((route): route is AppRoute => isAppRoute(route)),
 );
 
-export type FuzzContext = { tenantId: string; membershipId: string; validToken: string };
+export type FuzzContext = {
+  tenantId: string;
+  membershipId: string;
+  invitationId: string;
+  transferId: string;
+  validToken: string;
+};
+
+/** The context's id for a path parameter; any other name gets the membership's. */
+const idFor = (context: FuzzContext, name: string) =>
+  ({ tenantId: context.tenantId, invitationId: context.invitationId, transferId: context.transferId })[
+    name
+  ] ?? context.membershipId;
 
 const weird = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -31,7 +43,7 @@ const weird = fc.oneof(
 
 const segment = (context: FuzzContext, name: string) =>
   fc.oneof(
-    { weight: 5, arbitrary: fc.constant(name === 'tenantId' ? context.tenantId : context.membershipId) },
+    { weight: 5, arbitrary: fc.constant(idFor(context, name)) },
     { weight: 2, arbitrary: fc.uuid() },
     { weight: 3, arbitrary: weird.map((value) => encodeURIComponent(value)) },
     { weight: 1, arbitrary: weird },
@@ -46,11 +58,28 @@ function pathFor(route: AppRoute, context: FuzzContext) {
 }
 
 const queryValue = fc.oneof(
-  fc.constantFrom('1', '20', '100', '0', '101', '-1', '1e3', 'NaN', 'null', '[]', ...ROLES, 'owner'),
+  fc.constantFrom(
+    '1',
+    '20',
+    '100',
+    '0',
+    '101',
+    '-1',
+    '1e3',
+    'NaN',
+    'null',
+    '[]',
+    ...ROLES,
+    'owner',
+    ...MEMBERSHIP_STATUSES,
+    ...INVITATION_STATUSES,
+    ...TENANT_STATUSES,
+    'ACTIVE,SUSPENDED',
+  ),
   weird.map((value) => encodeURIComponent(value)),
 );
 const queryKey = fc.oneof(
-  fc.constantFrom('limit', 'cursor', 'q', 'role', 'limit[]', 'q[a]', '__proto__'),
+  fc.constantFrom('limit', 'cursor', 'q', 'role', 'status', 'status[]', 'limit[]', 'q[a]', '__proto__'),
   fc.string({ maxLength: 10 }).map(encodeURIComponent),
 );
 const query = fc
@@ -71,6 +100,19 @@ const jsonBody = fc.oneof(
       email: fc.oneof(fc.emailAddress(), weird),
       userId: fc.oneof(fc.uuid(), weird),
       displayName: weird,
+      expiresInDays: fc.oneof(fc.integer({ min: -2, max: 40 }), fc.double(), weird),
+      toMembershipId: fc.oneof(fc.uuid(), weird),
+      reason: weird,
+      startsAt: fc.oneof(
+        fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+        weird,
+        fc.constant(null),
+      ),
+      endsAt: fc.oneof(
+        fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+        weird,
+        fc.constant(null),
+      ),
     },
     { requiredKeys: [] },
   ),

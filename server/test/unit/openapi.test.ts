@@ -128,6 +128,7 @@ describe('the response headers the document declares', () => {
       status: Number(status),
       headers: headersOf(response),
       path,
+      method,
       op,
       key,
       route,
@@ -161,28 +162,32 @@ describe('the response headers the document declares', () => {
     expect(limit.description).toMatch(/only when the server runs with a rate limiter/i);
   });
 
-  it('ETag on the success answers of GET, POST and PATCH of tenants and memberships, and only there', () => {
+  it('ETag on the success answers that carry a tenant or a membership, and only there', () => {
     const withEtag = all
       .filter(({ headers }) => headers.includes('etag'))
       .map(({ op, status }) => op.operationId + status);
     expect(withEtag.sort()).toEqual(
       [
+        'acceptInvitation201',
         'createMembership201',
         'createTenant201',
         'getMembership200',
         'getTenant200',
+        'reactivateMembership200',
+        'restoreTenant200',
+        'suspendMembership200',
         'updateMembership200',
         'updateTenant200',
       ].sort(),
     );
   });
 
-  it('Retry-After on 429 and on the error envelope 503; WWW-Authenticate on 401; Idempotent-Replayed on a POST 201', () => {
-    for (const { where, status, headers, path, op } of all) {
+  it('Retry-After on 429 and on the error envelope 503; WWW-Authenticate on 401; Idempotent-Replayed on a POST success', () => {
+    for (const { where, status, headers, path, method } of all) {
       const retry = status === 429 || (status === 503 && !isHealth(path));
       expect(headers.includes('retry-after'), where).toBe(retry);
       expect(headers.includes('www-authenticate'), where).toBe(status === 401);
-      const replayable = status === 201 && ['createTenant', 'createMembership'].includes(op.operationId);
+      const replayable = status < 300 && method === 'post' && !isHealth(path);
       expect(headers.includes('idempotent-replayed'), where).toBe(replayable);
     }
   });
@@ -200,7 +205,24 @@ describe('the examples of the OpenAPI document', () => {
   it('gives every request body examples that parse with the route body schema of the contract', () => {
     const withBody = operations.filter(({ op }) => op.requestBody);
     expect(withBody.map(({ op }) => op.operationId).sort()).toEqual(
-      ['createMembership', 'createTenant', 'updateMembership', 'updateTenant'].sort(),
+      [
+        'acceptInvitation',
+        'acceptOwnershipTransfer',
+        'cancelOwnershipTransfer',
+        'createInvitation',
+        'createMembership',
+        'createOwnershipTransfer',
+        'createTenant',
+        'declineInvitation',
+        'declineOwnershipTransfer',
+        'reactivateMembership',
+        'resendInvitation',
+        'restoreTenant',
+        'revokeInvitation',
+        'suspendMembership',
+        'updateMembership',
+        'updateTenant',
+      ].sort(),
     );
     for (const { op, route } of withBody) {
       const examples = examplesOf(op.requestBody?.content['application/json']);

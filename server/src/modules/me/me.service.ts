@@ -14,6 +14,11 @@ export async function describeCaller(db: Database, requester: Requester): Promis
       displayName: caller.displayName,
       isSuperAdmin: caller.isSuperAdmin,
     },
-    memberships: items.map((m) => ({ ...m, roleLevel: ROLE_LEVEL[m.role] })),
+    memberships: items.map((m) => ({
+      ...m,
+      roleLevel: ROLE_LEVEL[m.role],
+      startsAt: m.startsAt?.toISOString() ?? null,
+      endsAt: m.endsAt?.toISOString() ?? null,
+    })),
   };
 }

@@ -1,112 +1,25 @@
 import type { Role } from '@tms/contract';
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
-import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
+import { tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
-import { type MembershipWithUser, membershipColumns } from './memberships.repository.js';
+import { statusOf } from './membership-status.sql.js';
+import {
+  asBefore,
+  type Before,
+  beforeFields,
+  membershipNamed,
+  TENANT,
+  thisMembership,
+} from './membership-target.sql.js';
+import type { MembershipWithUser } from './memberships.repository.js';
 
 /*
- * Each change is one statement that also reads what its rules are checked on: the membership as it
- * was, and how many OWNERs the tenant had when it was an OWNER. The service checks the rules on
- * that after the statement; a refusal throws, and the request's transaction (which holds the
- * tenant's lock, see access/access.repository.ts) rolls the change back. Nothing refused is seen.
+ * Adding and removing a member: one statement each, which also reads what its rules are checked on
+ * (membership-target.sql.ts). Role, date and status changes are in membership-updates.repository.ts.
  */
-
-/** The membership as it was before the change, and, for an OWNER, how many OWNERs there were. */
-export type Before = MembershipWithUser & { owners: number | null };
-
-const TENANT = sql.placeholder('tenantId');
-const MEMBERSHIP = sql.placeholder('membershipId');
-
-/** The membership the URL names, within its tenant (the scope rule). */
-const thisMembership = and(eq(tenantMemberships.tenantId, TENANT), eq(tenantMemberships.id, MEMBERSHIP));
-
-function membershipNamed(db: Executor) {
-  return db.$with('target').as(
-    db
-      .select({
-        ...membershipColumns,
-        email: users.email,
-        displayName: users.displayName,
-        // The last-owner rule is about OWNERs only: nobody else's change counts them.
-        owners: sql<number | null>`case when ${tenantMemberships.role} = 'OWNER' then (
-          select count(*)::int from ${tenantMemberships} as "owner"
-          where "owner"."tenant_id" = ${TENANT} and "owner"."role" = 'OWNER') end`.as('owners'),
-      })
-      .from(tenantMemberships)
-      .innerJoin(users, eq(users.id, tenantMemberships.userId))
-      .where(thisMembership),
-  );
-}
-
-type Target = ReturnType<typeof membershipNamed>;
-
-const beforeFields = (target: Target) => ({
-  id: target.id,
-  tenantId: target.tenantId,
-  userId: target.userId,
-  role: target.role,
-  invitedDisplayName: target.invitedDisplayName,
-  version: target.version,
-  createdAt: target.createdAt,
-  updatedAt: target.updatedAt,
-  startsAt: target.startsAt,
-  endsAt: target.endsAt,
-  suspendedAt: target.suspendedAt,
-  suspensionReason: target.suspensionReason,
-  email: target.email,
-  displayName: target.displayName,
-  owners: target.owners,
-});
-
-type BeforeRow = MembershipRow & { email: string | null; displayName: string | null; owners: number | null };
-const asBefore = ({ email, displayName, ...row }: BeforeRow): Before => ({
-  ...row,
-  user: { email, displayName },
-});
-
-const updateRole = preparedPer((db) => {
-  const target = membershipNamed(db);
-  const changed = db.$with('changed').as(
-    db
-      .update(tenantMemberships)
-      .set({
-        role: sql`${sql.placeholder('role')}::membership_role`,
-        version: sql`${tenantMemberships.version} + 1`,
-        updatedAt: sql`now()`,
-      })
-      .where(
-        and(thisMembership, sql`${tenantMemberships.role} <> ${sql.placeholder('role')}::membership_role`),
-      )
-      .returning({ version: tenantMemberships.version, updatedAt: tenantMemberships.updatedAt }),
-  );
-  return db
-    .with(target, changed)
-    .select({ ...beforeFields(target), newVersion: changed.version, newUpdatedAt: changed.updatedAt })
-    .from(target)
-    .leftJoin(changed, sql`true`)
-    .prepare('update_membership_role');
-});
-
-/** Gives the membership `role` (unless it has it already); undefined when there is no such membership. */
-export async function updateRoleReturningBefore(
-  db: Executor,
-  tenantId: string,
-  membershipId: string,
-  role: Role,
-): Promise<{ before: Before; after: MembershipWithUser | null } | undefined> {
-  const [row] = await updateRole(db).execute({ tenantId, membershipId, role });
-  if (!row) return undefined;
-  const { newVersion, newUpdatedAt, ...was } = row;
-  const before = asBefore(was);
-  const after =
-    newVersion === null || newUpdatedAt === null
-      ? null
-      : { ...before, role, version: newVersion, updatedAt: newUpdatedAt };
-  return { before, after };
-}
 
 const deleteOne = preparedPer((db) => {
   const target = membershipNamed(db);
@@ -149,7 +62,7 @@ const NEW_ROW_DEFAULTS = {
 
 type Added = {
   person: { email: string | null; displayName: string | null } | null;
-  added: MembershipRow | null;
+  added: Omit<MembershipWithUser, 'user'> | null;
 };
 
 const PERSON = { id: users.id, email: users.email, displayName: users.displayName };
@@ -175,7 +88,7 @@ function addingMember(db: Executor) {
           .from(person),
       )
       .onConflictDoNothing({ target: [tenantMemberships.tenantId, tenantMemberships.userId] })
-      .returning(),
+      .returning({ ...getTableColumns(tenantMemberships), status: statusOf().as('status') }),
   );
   const selection = {
     person: { email: person.email, displayName: person.displayName },
@@ -192,6 +105,7 @@ function addingMember(db: Executor) {
       endsAt: added.endsAt,
       suspendedAt: added.suspendedAt,
       suspensionReason: added.suspensionReason,
+      status: added.status,
     },
   };
   return { person, added, selection };

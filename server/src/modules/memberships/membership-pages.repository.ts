@@ -1,14 +1,15 @@
-import type { MembershipSort, Role } from '@tms/contract';
-import { and, asc, count, desc, eq, gt, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { MembershipSort, MembershipStatus, Role } from '@tms/contract';
+import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { SortedPosition } from '../../pagination/cursor.js';
 import { likePattern } from '../tenants/tenants.repository.js';
+import { statusOf } from './membership-status.sql.js';
 import { type MembershipWithUser, TENANT_READ, withUser } from './memberships.repository.js';
 
-export type ListFilters = { tenantId: string; role?: Role; q?: string };
+export type ListFilters = { tenantId: string; role?: Role; q?: string; statuses?: MembershipStatus[] };
 
 /** The filters every page and count of a tenant's members share: the tenant first (the scope rule). */
 function filtered(filters: ListFilters, pattern: string | undefined): SQL | undefined {
@@ -16,15 +17,24 @@ function filtered(filters: ListFilters, pattern: string | undefined): SQL | unde
     eq(tenantMemberships.tenantId, filters.tenantId),
     filters.role ? eq(tenantMemberships.role, filters.role) : undefined,
     pattern === undefined ? undefined : ilike(tenantMemberships.search, pattern),
+    filters.statuses ? inArray(statusOf(), filters.statuses) : undefined,
   );
 }
 
-type Shape = { after: boolean; role: boolean; q: boolean };
-const shapeKey = (shape: Shape) => Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2);
+type Shape = { after: boolean; role: boolean; q: boolean; status: boolean };
+const shapeKey = (shape: Shape) =>
+  Number(shape.after) | (Number(shape.role) << 1) | (Number(shape.q) << 2) | (Number(shape.status) << 3);
+
+/**
+ * The status is computed (statusOf: SCHEDULED and ENDED follow from the dates and the clock), so
+ * no index serves it: the page walks the tenant's rows in order and keeps those in the statuses
+ * asked for. They come as one text (`ACTIVE,SUSPENDED`), one parameter however many.
+ */
+const IN_STATUSES = sql`${statusOf()} = any(string_to_array(${sql.placeholder('statuses')}::text, ','))`;
 
 /**
  * A page in creation order (the default), by the shape of its filters, prepared: the common pages
- * (no filter, then a cursor) are then as cheap to issue as a lookup. Eight shapes, each built on first use.
+ * (no filter, then a cursor) are then as cheap to issue as a lookup. Sixteen shapes, each built on first use.
  */
 const inCreationOrder = (shape: Shape) =>
   preparedPer((db) => {
@@ -43,6 +53,7 @@ const inCreationOrder = (shape: Shape) =>
               shape.after ? gt(tenantMemberships.id, sql.placeholder('afterId')) : undefined,
               shape.role ? eq(tenantMemberships.role, sql.placeholder('role')) : undefined,
               shape.q ? ilike(tenantMemberships.search, sql.placeholder('pattern')) : undefined,
+              shape.status ? IN_STATUSES : undefined,
             ),
           )
           .orderBy(asc(tenantMemberships.id))
@@ -54,8 +65,13 @@ const inCreationOrder = (shape: Shape) =>
     return shape.q ? statement : statement.prepare(`memberships_page_${shapeKey(shape)}`);
   });
 
-const CREATION_ORDER = Array.from({ length: 8 }, (_, key) =>
-  inCreationOrder({ after: (key & 1) !== 0, role: (key & 2) !== 0, q: (key & 4) !== 0 }),
+const CREATION_ORDER = Array.from({ length: 16 }, (_, key) =>
+  inCreationOrder({
+    after: (key & 1) !== 0,
+    role: (key & 2) !== 0,
+    q: (key & 4) !== 0,
+    status: (key & 8) !== 0,
+  }),
 );
 
 /** The caller (with its role in the tenant) and a page in creation order, in one statement. */
@@ -68,6 +84,7 @@ export async function listMembershipsAs(
     after: Boolean(filters.afterId),
     role: Boolean(filters.role),
     q: Boolean(filters.q),
+    status: Boolean(filters.statuses),
   });
   const query = CREATION_ORDER[key] as (typeof CREATION_ORDER)[number];
   const rows = await query(db).execute({
@@ -76,6 +93,7 @@ export async function listMembershipsAs(
     afterId: filters.afterId,
     role: filters.role,
     pattern: filters.q ? likePattern(filters.q) : undefined,
+    statuses: filters.statuses?.join(','),
     limit: filters.limit,
   });
   return callerReadOf(rows);

@@ -1,8 +1,9 @@
 import type { MembershipStatus } from '@tms/contract';
-import { type SQL, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { tenantMemberships } from '../../db/schema.js';
 
-type Memberships = typeof tenantMemberships;
+/** The membership table, or an alias of it (alias(tenantMemberships, 'owner')): its three columns of state. */
+type Memberships = Record<'suspendedAt' | 'startsAt' | 'endsAt', SQLWrapper>;
 
 /**
  * Whether a membership grants access now: not suspended and within its term. The one definition,

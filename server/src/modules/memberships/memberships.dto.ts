@@ -7,6 +7,11 @@ export const toMembershipDto = (row: MembershipWithUser): Membership => ({
   userId: row.userId,
   role: row.role,
   roleLevel: ROLE_LEVEL[row.role],
+  status: row.status,
+  startsAt: row.startsAt?.toISOString() ?? null,
+  endsAt: row.endsAt?.toISOString() ?? null,
+  suspendedAt: row.suspendedAt?.toISOString() ?? null,
+  suspensionReason: row.suspensionReason,
   version: row.version,
   user: {
     userId: row.userId,

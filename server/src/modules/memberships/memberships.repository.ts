@@ -1,16 +1,21 @@
-import type { Role } from '@tms/contract';
+import type { MembershipStatus, Role } from '@tms/contract';
 import { and, asc, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, tenants, users } from '../../db/schema.js';
+import { isActive, statusOf } from './membership-status.sql.js';
 
 export type MembershipWithUser = MembershipRow & {
+  status: MembershipStatus;
   user: { email: string | null; displayName: string | null };
 };
 
-/** A membership's columns as the service reads them (not `search`, which is the index's). */
+/**
+ * A membership's columns as the service reads them (not `search`, which is the index's), with its
+ * status as of the statement's transaction.
+ */
 export const membershipColumns = {
   id: tenantMemberships.id,
   tenantId: tenantMemberships.tenantId,
@@ -24,6 +29,7 @@ export const membershipColumns = {
   endsAt: tenantMemberships.endsAt,
   suspendedAt: tenantMemberships.suspendedAt,
   suspensionReason: tenantMemberships.suspensionReason,
+  status: statusOf().as('status'),
 };
 
 export const withUser = {
@@ -90,19 +96,30 @@ export async function lockTenantsOfUsers(db: Executor, userIds: string[]): Promi
     .for('update');
 }
 
+const stateOf = (name: 'mine' | 'theirs') => ({
+  suspendedAt: sql.raw(`${name}.suspended_at`),
+  startsAt: sql.raw(`${name}.starts_at`),
+  endsAt: sql.raw(`${name}.ends_at`),
+});
+
 /**
  * Gives one user's memberships to another (an invited user claimed by someone who had already
- * signed in). Where both belong to a tenant the higher role is kept, so no tenant loses an OWNER;
- * the rest are moved. What remains on `fromUserId` goes when that user is deleted.
+ * signed in). Where both belong to a tenant the one that does more for it is kept, its term and
+ * suspension with its role: the higher role, or at the same role the ACTIVE one. So no tenant
+ * loses an ACTIVE OWNER (the claimant's own membership there may be suspended or ended). The rest
+ * are moved. What remains on `fromUserId` goes when that user is deleted.
  */
 export async function moveMemberships(db: Executor, fromUserId: string, toUserId: string): Promise<void> {
   // The role enum is declared highest first (OWNER < ADMIN < …), so "<" reads "higher than".
   await db.execute(sql`
     update tenant_memberships as mine
-    set role = theirs.role, version = mine.version + 1, updated_at = now()
+    set role = theirs.role, starts_at = theirs.starts_at, ends_at = theirs.ends_at,
+      suspended_at = theirs.suspended_at, suspension_reason = theirs.suspension_reason,
+      version = mine.version + 1, updated_at = now()
     from tenant_memberships as theirs
-    where mine.user_id = ${toUserId} and theirs.user_id = ${fromUserId}
-      and theirs.tenant_id = mine.tenant_id and theirs.role < mine.role`);
+    where mine.user_id = ${toUserId} and theirs.user_id = ${fromUserId} and theirs.tenant_id = mine.tenant_id
+      and (theirs.role < mine.role
+        or (theirs.role = mine.role and ${isActive(stateOf('theirs'))} and not ${isActive(stateOf('mine'))}))`);
   await db.execute(sql`
     update tenant_memberships
     set user_id = ${toUserId}, version = version + 1, updated_at = now()

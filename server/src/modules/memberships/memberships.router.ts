@@ -3,10 +3,10 @@ import type { Database } from '../../db/database.js';
 import { enveloped } from '../../routing/enveloped.js';
 import { requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
+import { changeMembership, reactivateMembership, suspendMembership } from './membership-updates.service.js';
 import { toMembershipDto } from './memberships.dto.js';
 import type { MembershipWithUser } from './memberships.repository.js';
 import {
-  changeMembershipRole,
   createMembership,
   getMembership,
   listMembershipsPage,
@@ -35,11 +35,32 @@ export const membershipsRouter = (db: Database) =>
     update: async ({ req, params, body, headers }) =>
       withEtag(
         200,
-        await changeMembershipRole(
+        await changeMembership(
           transactionOf(req),
           tenantAccessOf(req),
           params.tenantMembershipId,
           body,
+          headers['if-match'],
+        ),
+      ),
+    suspend: async ({ req, params, body, headers }) =>
+      withEtag(
+        200,
+        await suspendMembership(
+          transactionOf(req),
+          tenantAccessOf(req),
+          params.tenantMembershipId,
+          body,
+          headers['if-match'],
+        ),
+      ),
+    reactivate: async ({ req, params, headers }) =>
+      withEtag(
+        200,
+        await reactivateMembership(
+          transactionOf(req),
+          tenantAccessOf(req),
+          params.tenantMembershipId,
           headers['if-match'],
         ),
       ),

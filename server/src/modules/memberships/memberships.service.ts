@@ -1,18 +1,10 @@
-import {
-  type CreateMembershipBody,
-  type ListMembershipsQuery,
-  ROLE_LEVEL,
-  type Role,
-  type UpdateMembershipBody,
-} from '@tms/contract';
+import type { CreateMembershipBody, ListMembershipsQuery } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
 import { parsedAfterAccess, type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Transaction } from '../../db/database.js';
 import {
-  LastOwnerError,
   MembershipAlreadyExistsError,
   MembershipNotFoundError,
-  RoleHierarchyViolationError,
   UserNotFoundError,
 } from '../../errors/index.js';
 import {
@@ -25,11 +17,9 @@ import {
 import { assertIfMatch } from '../shared/if-match.js';
 import { emailIdentityOf } from '../users/users.service.js';
 import {
-  type Before,
   deleteReturningBefore,
   insertMembershipOfAddress,
   insertMembershipOfUser,
-  updateRoleReturningBefore,
 } from './membership-changes.repository.js';
 import {
   countMemberships,
@@ -37,12 +27,8 @@ import {
   listMembershipsAs,
   listMembershipsSortedAs,
 } from './membership-pages.repository.js';
+import { assertNotLastOwner, assertWithinLevel } from './membership-rules.js';
 import { findMembershipAs, type MembershipWithUser } from './memberships.repository.js';
-
-/** Nobody hands out, or acts on, a role above their own: an ADMIN cannot make or unmake an OWNER. */
-function assertWithinLevel(access: TenantAccess, role: Role, message: string): void {
-  if (ROLE_LEVEL[role] > access.level) throw new RoleHierarchyViolationError(message);
-}
 
 /** The membership, within the tenant (the scope rule), or MEMBERSHIP_NOT_FOUND. */
 export async function getMembership(
@@ -64,15 +50,6 @@ const tenantIdOf = (requester: Requester): string => {
   return requester.tenantId;
 };
 
-/**
- * A tenant without an OWNER could never be administered again by its own people. Every writer
- * holds the tenant's row lock (see lockTenantForWrite), so this count cannot go stale before commit,
- * whichever process the racing request reached.
- */
-function assertNotLastOwner(before: Before): void {
-  if (before.role === 'OWNER' && (before.owners ?? 0) <= 1) throw new LastOwnerError();
-}
-
 export type MembershipPage = Page<MembershipWithUser> & { total?: number };
 
 /**
@@ -84,7 +61,7 @@ export async function listMembershipsPage(
   requester: Requester,
   query: ListMembershipsQuery,
 ): Promise<MembershipPage> {
-  const filters = { tenantId: tenantIdOf(requester), role: query.role, q: query.q };
+  const filters = { tenantId: tenantIdOf(requester), role: query.role, q: query.q, statuses: query.status };
   const page = await pageInOrder(db, requester, filters, query);
   if (!query.includeTotal) return page;
   return { ...page, total: await countMemberships(db, filters) };
@@ -116,6 +93,7 @@ async function pageInOrder(
  * Writes take the transaction their access was decided in (see routing/request-transaction.ts):
  * the tenant's row is locked, and `access` was read under that lock. Each is one statement; a rule
  * it breaks throws, which rolls the transaction back with the change (see membership-changes).
+ * Changes that keep the membership (role, term, suspension) are in membership-updates.service.ts.
  */
 export async function createMembership(
   tx: Transaction,
@@ -149,23 +127,6 @@ async function addMember(tx: Transaction, tenantId: string, body: CreateMembersh
   return second;
 }
 
-export async function changeMembershipRole(
-  tx: Transaction,
-  access: TenantAccess,
-  membershipId: string,
-  body: UpdateMembershipBody,
-  ifMatch: string | undefined,
-): Promise<MembershipWithUser> {
-  const changed = await updateRoleReturningBefore(tx, access.tenantId, membershipId, body.role);
-  if (!changed) throw new MembershipNotFoundError(membershipId);
-  const { before, after } = changed;
-  assertWithinLevel(access, before.role, `You may not change a membership whose role is ${before.role}`);
-  assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
-  assertIfMatch(ifMatch, before.version);
-  if (body.role !== 'OWNER') assertNotLastOwner(before);
-  return after ?? before;
-}
-
 export async function removeMembership(
   tx: Transaction,
   access: TenantAccess,
@@ -176,5 +137,5 @@ export async function removeMembership(
   if (!before) throw new MembershipNotFoundError(membershipId);
   assertWithinLevel(access, before.role, `You may not remove a membership whose role is ${before.role}`);
   assertIfMatch(ifMatch, before.version);
-  assertNotLastOwner(before);
+  assertNotLastOwner(before, undefined);
 }

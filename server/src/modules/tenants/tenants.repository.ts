@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, ilike, or, type SQL, sql } from 'drizzle-orm';
+import type { TenantStatus } from '@tms/contract';
+import { and, asc, eq, gt, ilike, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
@@ -19,17 +20,20 @@ export async function insertTenant(
 /** Platform reads are for super administrators: their statements are gated by that rule. */
 const PLATFORM_READ = { rule: 'superAdmin' } as const;
 
+/** A deleted tenant is a missing one everywhere but in the list of deleted tenants and the restore. */
+const isNotDeleted = isNull(tenants.deletedAt);
+
 const tenantWithCaller = preparedPer((db) =>
   selectWithCaller(db, PLATFORM_READ, (gate) =>
     db
       .select()
       .from(tenants)
-      .where(and(gate, eq(tenants.id, sql.placeholder('tenantId'))))
+      .where(and(gate, eq(tenants.id, sql.placeholder('tenantId')), isNotDeleted))
       .limit(1),
   ).prepare('tenant_with_caller'),
 );
 
-/** The caller and the tenant, in one statement. */
+/** The caller and the tenant (not deleted), in one statement. */
 export async function findTenantAs(
   db: Executor,
   subject: string,
@@ -40,7 +44,11 @@ export async function findTenantAs(
 
 /** The tenant, locked for the rest of the transaction: its changes then apply to what was checked. */
 export async function findTenantForUpdate(db: Executor, id: string): Promise<TenantRow | undefined> {
-  const [row] = await db.select().from(tenants).where(eq(tenants.id, id)).for('update');
+  const [row] = await db
+    .select()
+    .from(tenants)
+    .where(and(eq(tenants.id, id), isNotDeleted))
+    .for('update');
   return row;
 }
 
@@ -48,7 +56,7 @@ export async function findTenantForUpdate(db: Executor, id: string): Promise<Ten
 export async function listTenantsAs(
   db: Executor,
   subject: string,
-  options: { afterId?: string; q?: string; limit: number },
+  options: { afterId?: string; q?: string; status: TenantStatus; limit: number },
 ): Promise<CallerRead<TenantRow>> {
   const statement = selectWithCaller(
     db,
@@ -60,6 +68,7 @@ export async function listTenantsAs(
         .where(
           and(
             gate,
+            options.status === 'DELETED' ? isNotNull(tenants.deletedAt) : isNotDeleted,
             options.afterId ? gt(tenants.id, options.afterId) : undefined,
             options.q
               ? or(ilike(tenants.name, likePattern(options.q)), ilike(tenants.slug, likePattern(options.q)))
@@ -80,13 +89,7 @@ export async function updateTenant(
   const [row] = await db
     .update(tenants)
     .set({ ...changes, version: sql`${tenants.version} + 1`, updatedAt: sql`now()` })
-    .where(eq(tenants.id, id))
+    .where(and(eq(tenants.id, id), isNotDeleted))
     .returning();
   return row;
-}
-
-/** Memberships go with the tenant (ON DELETE CASCADE), in the same statement. */
-export async function deleteTenant(db: Executor, id: string): Promise<boolean> {
-  const rows = await db.delete(tenants).where(eq(tenants.id, id)).returning({ id: tenants.id });
-  return rows.length > 0;
 }

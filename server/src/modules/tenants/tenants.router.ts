@@ -4,25 +4,30 @@ import type { TenantRow } from '../../db/schema.js';
 import { enveloped } from '../../routing/enveloped.js';
 import { requesterOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
+import { restoreTenant } from './tenant-deletion.service.js';
+import type { TenantRetention } from './tenant-retention.js';
 import { toTenantDto } from './tenants.dto.js';
 import { createTenant, getTenant, listTenantsPage, removeTenant, renameTenant } from './tenants.service.js';
-
-const withEtag = (tenant: TenantRow) => ({
-  status: 200 as const,
-  data: toTenantDto(tenant),
-  headers: { ETag: etagOf(tenant.version) },
-});
 
 /**
  * Platform routes, for super administrators: reads decide on the caller read with their data,
  * changes were decided by the authorise middleware.
  */
-export const tenantsRouter = (db: Database) =>
-  enveloped(contract.tenants, {
+export const tenantsRouter = (db: Database, retention: TenantRetention) => {
+  const withEtag = (tenant: TenantRow) => ({
+    status: 200 as const,
+    data: toTenantDto(tenant, retention),
+    headers: { ETag: etagOf(tenant.version) },
+  });
+  return enveloped(contract.tenants, {
     create: async ({ body }) => ({ ...withEtag(await createTenant(db, body)), status: 201 }),
     list: async ({ req, query }) => {
       const page = await listTenantsPage(db, requesterOf(req), query);
-      return { status: 200, data: page.items.map(toTenantDto), meta: { nextCursor: page.nextCursor } };
+      return {
+        status: 200,
+        data: page.items.map((tenant) => toTenantDto(tenant, retention)),
+        meta: { nextCursor: page.nextCursor },
+      };
     },
     get: async ({ req, params }) => withEtag(await getTenant(db, requesterOf(req), params.tenantId)),
     update: async ({ params, body, headers }) =>
@@ -31,4 +36,6 @@ export const tenantsRouter = (db: Database) =>
       await removeTenant(db, params.tenantId, headers['if-match']);
       return { status: 204 };
     },
+    restore: async ({ params }) => withEtag(await restoreTenant(db, params.tenantId, retention)),
   });
+};

@@ -9,8 +9,8 @@ import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
 import { insertMembership } from '../memberships/memberships.repository.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import { getOrInviteUser } from '../users/users.service.js';
+import { markTenantDeleted } from './tenant-deletion.repository.js';
 import {
-  deleteTenant,
   findTenantAs,
   findTenantForUpdate,
   insertTenant,
@@ -55,7 +55,7 @@ export async function listTenantsPage(
 ): Promise<Page<TenantRow>> {
   const afterId = await parsedAfterAccess(db, requester, () => decodeCursor(query.cursor));
   const { items } = await readAsCaller(db, requester, (subject) =>
-    listTenantsAs(db, subject, { afterId, q: query.q, limit: query.limit + 1 }),
+    listTenantsAs(db, subject, { afterId, q: query.q, status: query.status, limit: query.limit + 1 }),
   );
   return toPage(items, query.limit);
 }
@@ -77,12 +77,17 @@ export async function renameTenant(
   return tenant;
 }
 
+/**
+ * Deletes softly: the tenant is marked, and every route treats it as missing from then on, but
+ * nothing of it is lost until the purge (see tenant-deletion.service.ts), so that a deletion made
+ * by mistake can be undone with everything the tenant held.
+ */
 export async function removeTenant(
   db: Database,
   tenantId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
-  if (!(await checkingIfMatch(db, tenantId, ifMatch, (tx) => deleteTenant(tx, tenantId))))
+  if (!(await checkingIfMatch(db, tenantId, ifMatch, (tx) => markTenantDeleted(tx, tenantId))))
     throw new TenantNotFoundError(tenantId);
 }
 

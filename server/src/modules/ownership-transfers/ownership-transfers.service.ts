@@ -1,0 +1,168 @@
+import { type CreateOwnershipTransferBody, ROLE_LEVEL, TRANSFER_EXPIRY_DAYS } from '@tms/contract';
+import type { Caller } from '../../access/caller.js';
+import type { TenantAccess } from '../../access/decide-access.js';
+import { type Requester, readAsCaller } from '../../access/read-as-caller.js';
+import type { Database, Transaction } from '../../db/database.js';
+import {
+  InsufficientRoleError,
+  MembershipNotFoundError,
+  TransferAlreadyPendingError,
+  TransferNotApplicableError,
+  TransferNotFoundError,
+  TransferNotPendingError,
+} from '../../errors/index.js';
+import {
+  findTransferWithParties,
+  lockTenantOfTransfer,
+  swapOwnership,
+  type TransferWithParties,
+} from './nominee-answers.repository.js';
+import {
+  closeOpenTransfer,
+  expireStaleTransfer,
+  findInitiator,
+  findNominee,
+  findTransferAs,
+  findTransferIn,
+  insertPendingTransfer,
+  listNominationsAs,
+  type TransferRecord,
+} from './ownership-transfers.repository.js';
+
+/**
+ * Handing a tenant over is an OWNER's decision (an ADMIN may not give away what it does not
+ * hold), though any tenant admin may read a transfer: the route's rule lets ADMINs in, this refuses them.
+ */
+function assertOwnerLevel(access: TenantAccess): void {
+  if (access.level < ROLE_LEVEL.OWNER)
+    throw new InsufficientRoleError('Only an OWNER may offer or cancel an ownership transfer');
+}
+
+const tenantIdOf = (requester: Requester): string => {
+  if (requester.tenantId === undefined) throw new Error('an ownership transfer route without a tenant');
+  return requester.tenantId;
+};
+
+/** The transfer, within the tenant (the scope rule), or TRANSFER_NOT_FOUND. */
+export async function getTransfer(
+  db: Database,
+  requester: Requester,
+  transferId: string,
+): Promise<TransferRecord> {
+  const tenantId = tenantIdOf(requester);
+  const { items } = await readAsCaller(db, requester, (subject) =>
+    findTransferAs(db, subject, tenantId, transferId),
+  );
+  const [transfer] = items;
+  if (!transfer) throw new TransferNotFoundError(transferId);
+  return transfer;
+}
+
+/** The open transfers naming the caller as nominee: how an app finds what there is to accept. */
+export async function listMyNominations(db: Database, requester: Requester): Promise<TransferRecord[]> {
+  const { items } = await readAsCaller(db, requester, (subject) => listNominationsAs(db, subject));
+  return items;
+}
+
+/**
+ * Tenant writes take the transaction their access was decided in: the tenant's row is locked, so
+ * the roles and the pending transfer read here cannot change before commit (see lockTenantForWrite).
+ */
+export async function createTransfer(
+  tx: Transaction,
+  access: TenantAccess,
+  caller: Caller,
+  body: CreateOwnershipTransferBody,
+): Promise<TransferRecord> {
+  assertOwnerLevel(access);
+  const { tenantId } = access;
+  // A pending transfer past its time must not hold the tenant's one pending slot.
+  await expireStaleTransfer(tx, tenantId);
+  const from = await findInitiator(tx, tenantId, caller.userId);
+  // Only a super administrator can get here without being an ACTIVE OWNER; a tenant whose owners
+  // are all suspended or ended has nobody to hand it over.
+  if (!from) throw new TransferNotApplicableError('The tenant has no ACTIVE OWNER to transfer from');
+  const to = await findNominee(tx, tenantId, body.toMembershipId);
+  if (!to) throw new MembershipNotFoundError(body.toMembershipId);
+  if (to.role === 'OWNER') throw new TransferNotApplicableError('The nominee is already an OWNER');
+  if (!to.active) throw new TransferNotApplicableError('The nominee is not an ACTIVE member');
+  const created = await insertPendingTransfer(tx, {
+    tenantId,
+    fromMembershipId: from.id,
+    toMembershipId: to.id,
+    expiresInDays: body.expiresInDays ?? TRANSFER_EXPIRY_DAYS.default,
+  });
+  if (!created) throw new TransferAlreadyPendingError();
+  return created;
+}
+
+/** Any OWNER of the tenant (or a super administrator) may withdraw the offer, not only its initiator. */
+export async function cancelTransfer(
+  tx: Transaction,
+  access: TenantAccess,
+  transferId: string,
+): Promise<TransferRecord> {
+  assertOwnerLevel(access);
+  const cancelled = await closeOpenTransfer(tx, access.tenantId, transferId, 'CANCELLED');
+  if (cancelled) return cancelled;
+  const transfer = await findTransferIn(tx, access.tenantId, transferId);
+  if (!transfer) throw new TransferNotFoundError(transferId);
+  throw new TransferNotPendingError(transfer.status);
+}
+
+type Answer = 'accept' | 'decline';
+type Outcome = { transfer: TransferRecord } | { refused: TransferNotApplicableError };
+
+/**
+ * The nominee's answer, in a transaction of its own that locks the transfer's tenant first. A
+ * refused acceptance still cancels the transfer: that must commit, so the refusal is returned out
+ * of the transaction and thrown only once it has committed (a throw inside would roll it back).
+ */
+export async function answerTransfer(
+  db: Database,
+  caller: Caller,
+  transferId: string,
+  answer: Answer,
+): Promise<TransferRecord> {
+  const outcome = await db.transaction(async (tx): Promise<Outcome> => {
+    const tenantId = await lockTenantOfTransfer(tx, transferId);
+    const transfer = tenantId && (await findTransferWithParties(tx, tenantId, transferId));
+    // Somebody else's transfer is not found: a caller learns nothing of other people's offers.
+    if (!transfer || transfer.nomineeUserId !== caller.userId) throw new TransferNotFoundError(transferId);
+    if (transfer.status !== 'PENDING') throw new TransferNotPendingError(transfer.status);
+    if (answer === 'decline') return { transfer: await close(tx, transfer, 'DECLINED') };
+    const refusal = whyNotApplicable(transfer);
+    if (refusal) {
+      await close(tx, transfer, 'CANCELLED');
+      return { refused: new TransferNotApplicableError(`${refusal}; the transfer is cancelled`) };
+    }
+    await swapOwnership(tx, transfer.tenantId, transfer);
+    return { transfer: await close(tx, transfer, 'ACCEPTED') };
+  });
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome.transfer;
+}
+
+/**
+ * Whether the two memberships still are what the transfer was offered on. Either may have changed
+ * since (demoted, suspended, ended, removed): ownership then goes nowhere, and no tenant is left
+ * without an ACTIVE OWNER, since the initiator steps down only when the nominee steps up.
+ */
+function whyNotApplicable(transfer: TransferWithParties): string | undefined {
+  if (transfer.nomineeRole === 'OWNER') return 'The nominee is already an OWNER';
+  if (!transfer.nomineeActive) return 'The nominee is no longer an ACTIVE member';
+  if (transfer.initiatorRole !== 'OWNER' || !transfer.initiatorActive)
+    return 'The initiator is no longer an ACTIVE OWNER';
+  return undefined;
+}
+
+async function close(
+  tx: Transaction,
+  transfer: TransferRecord,
+  status: 'ACCEPTED' | 'DECLINED' | 'CANCELLED',
+): Promise<TransferRecord> {
+  const closed = await closeOpenTransfer(tx, transfer.tenantId, transfer.id, status);
+  // Checked open under the tenant's lock, which every writer of transfers takes.
+  if (!closed) throw new Error(`ownership transfer ${transfer.id} closed under the tenant's lock`);
+  return closed;
+}
