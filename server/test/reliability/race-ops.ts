@@ -54,13 +54,15 @@ type Row = { id: string; tenant_id: string; role: string };
 
 /**
  * Reads the database directly and returns every way it disagrees with an answer: a 2xx whose effect
- * is missing, or a refusal that changed something. Deletes are final (nothing comes back under the
- * same id), so no ordering between the answers is needed.
+ * is missing, or a refusal that changed something. Deletes are final here (nothing is restored), so
+ * no ordering between the answers is needed. A deleted tenant is kept, marked deleted, with its
+ * memberships (docs/lifecycle.md): `tenants` holds the tenants still active.
  */
 export async function reconcile(sql: postgres.Sql, log: Logged[]): Promise<string[]> {
-  const tenants = new Map(
-    (await sql<{ id: string; slug: string }[]>`select id, slug from tenants`).map((t) => [t.id, t.slug]),
-  );
+  const rows = await sql<{ id: string; slug: string; deleted: boolean }[]>`
+    select id, slug, deleted_at is not null as deleted from tenants`;
+  const tenants = new Map(rows.filter((t) => !t.deleted).map((t) => [t.id, t.slug]));
+  const markedDeleted = new Set(rows.filter((t) => t.deleted).map((t) => t.id));
   const memberships = new Map(
     (await sql<Row[]>`select id, tenant_id, role::text as role from tenant_memberships`).map((m) => [
       m.id,
@@ -103,9 +105,9 @@ export async function reconcile(sql: postgres.Sql, log: Logged[]): Promise<strin
         if (!deletedTenants.has(op.tenantId) && tenants.get(op.tenantId) !== op.slug)
           problem(e, `the slug stored is ${tenants.get(op.tenantId)}, not ${op.slug}`);
       } else if (op.kind === 'deleteTenant') {
-        if (tenants.has(op.tenantId)) problem(e, 'the tenant is still there');
-        if ([...memberships.values()].some((m) => m.tenant_id === op.tenantId))
-          problem(e, 'memberships remain');
+        if (!markedDeleted.has(op.tenantId)) problem(e, 'the tenant is not marked deleted');
+        if (![...memberships.values()].some((m) => m.tenant_id === op.tenantId))
+          problem(e, 'its memberships are gone: a soft delete keeps them');
       }
     } else if (answer.code === 'LAST_OWNER' && 'membershipId' in op && !changed.has(op.membershipId)) {
       if (memberships.get(op.membershipId)?.role !== 'OWNER') problem(e, 'refused, yet the OWNER changed');
