@@ -13,6 +13,16 @@ const list = (name: string, fallback: string) =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
+/** `NAME=value,NAME=value`: variables added to one server's environment. */
+const vars = (name: string) =>
+  Object.fromEntries(
+    list(name, '').map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`${name} must be NAME=value pairs separated by commas`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+
 const memberships = num('BENCH_MEMBERSHIPS', 1_000_000);
 
 export const config = {
@@ -54,6 +64,12 @@ export const config = {
    * slices: an A/B of two builds in one run (PostgreSQL only; the targets are then not judged).
    */
   baselineMain: env.BENCH_BASELINE_MAIN || undefined,
+  /**
+   * Extra environment of the service, and of the baseline build: the same build with a setting on
+   * and off (e.g. `BENCH_SERVICE_ENV=DATABASE_POOLER=transaction BENCH_BASELINE_MAIN=server/dist/main.js`).
+   */
+  serviceEnv: vars('BENCH_SERVICE_ENV'),
+  baselineEnv: vars('BENCH_BASELINE_ENV'),
   /**
    * The floor behind a framework (express or fastify, with its ts-rest adapter) in the service's
    * place: what that framework alone costs over node:http.

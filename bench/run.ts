@@ -140,6 +140,7 @@ async function main() {
         ...serviceEnv,
         AUTH_JWT_SECRET: secret,
         ...db.serviceEnv,
+        ...config.serviceEnv,
       });
   cleanups.push(() => service.stop());
   if ((config.baselineMain || config.floorFramework) && db.kind !== 'postgres')
@@ -151,6 +152,7 @@ async function main() {
           ...serviceEnv,
           AUTH_JWT_SECRET: secret,
           ...db.serviceEnv,
+          ...config.baselineEnv,
         })
       : await startFloor('bare');
   if (bare) cleanups.push(() => bare.stop());
@@ -252,7 +254,8 @@ async function main() {
         : config.baselineMain
           ? `NOT the bare handler but another build of the service, ${config.baselineMain} (an A/B run; targets not judged)`
           : `node:http + jose + ${db.kind === 'pglite' ? 'PGlite' : `postgres.js (pool 10, ${config.barePrepare ? 'prepared statements' : 'unprepared, as drizzle sends them'})`}`,
-      serviceEnv,
+      serviceEnv: { ...serviceEnv, ...config.serviceEnv },
+      ...(Object.keys(config.baselineEnv).length > 0 && { baselineEnv: config.baselineEnv }),
       ...(config.floorFramework && {
         service: `NOT the service but the floor on ${config.floorFramework} and its ts-rest adapter (an A/B run; targets not judged)`,
       }),

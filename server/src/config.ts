@@ -54,6 +54,8 @@ const EnvSchema = z
     HOST: z.string().trim().min(1).default('127.0.0.1'),
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
+    DATABASE_DIRECT_URL: databaseUrl,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(4000),
     PGLITE_DATA_DIR: z.string().trim().min(1).default('.data/pglite'),
     AUTH_JWT_SECRET: optionalString.refine(
@@ -104,6 +106,7 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TENANT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_TENANT_RETENTION_DAYS),
     TENANT_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(60),
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_JWT_SECRET && env.AUTH_JWKS_URL) {
@@ -125,7 +128,18 @@ const EnvSchema = z
 export type Env = z.infer<typeof EnvSchema>;
 
 export type DatabaseConfig =
-  | { kind: 'postgres'; url: string; poolSize: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      /**
+       * 'transaction': DATABASE_URL is a pooler in transaction mode (PgBouncer, Supabase, Neon, RDS
+       * Proxy): no named prepared statements, no startup parameters, timeouts set per transaction.
+       */
+      pooler?: 'transaction';
+      /** Where the migrations run (DATABASE_DIRECT_URL): the database itself, past the pooler. */
+      directUrl?: string;
+    }
   | { kind: 'pglite'; dataDir: string };
 
 export type Config = {
@@ -157,6 +171,8 @@ export type Config = {
     /** How often each server process runs the purge; 0: never (run `npm run purge` instead). */
     purgeIntervalMinutes: number;
   };
+  /** Audit events older than this many days are removed by the periodic purge (and `npm run purge`). */
+  auditRetentionDays: number;
 };
 
 export class ConfigError extends Error {
@@ -184,7 +200,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     port: env.PORT,
     host: env.HOST,
     database: env.DATABASE_URL
-      ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+      ? {
+          kind: 'postgres',
+          url: env.DATABASE_URL,
+          poolSize: env.DATABASE_POOL_SIZE,
+          ...(env.DATABASE_POOLER === 'transaction' && { pooler: 'transaction' as const }),
+          ...(env.DATABASE_DIRECT_URL && { directUrl: env.DATABASE_DIRECT_URL }),
+        }
       : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     auth: {
@@ -206,5 +228,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: env.TENANT_RETENTION_DAYS,
       purgeIntervalMinutes: env.TENANT_PURGE_INTERVAL_MINUTES,
     },
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
   };
 }

@@ -7,18 +7,16 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { migrateData } from './data-migrations.js';
 import type { Database } from './database.js';
+import { migratePostgres } from './migrate-postgres.js';
 import { lockDataDirectory } from './pglite-lock.js';
+import { forTransactionPooler, SAFETY_TIMEOUTS } from './pooler.js';
 import * as schema from './schema.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
-
-/** Serialises migrations when several processes start on one PostgreSQL at once. */
-const MIGRATION_LOCK_KEY = 727_1001;
 
 export type DatabaseHandle = {
   db: Database;
@@ -44,9 +42,7 @@ export async function openDatabase(
   options: OpenDatabaseOptions = {},
 ): Promise<DatabaseHandle> {
   const logger = options.onQuery && { logQuery: options.onQuery };
-  return config.kind === 'postgres'
-    ? openPostgres(config.url, config.poolSize, logger)
-    : openPglite(config.dataDir, logger);
+  return config.kind === 'postgres' ? openPostgres(config, logger) : openPglite(config.dataDir, logger);
 }
 
 type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefined;
@@ -92,48 +88,37 @@ class Sockets {
 /** At most one recycling this often, so that an outage does not churn connections. */
 const RECYCLE_INTERVAL_MS = 5000;
 
-async function openPostgres(url: string, poolSize: number, logger: QueryLogger): Promise<DatabaseHandle> {
-  await migrateWithLock(url);
+async function openPostgres(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  logger: QueryLogger,
+): Promise<DatabaseHandle> {
+  await migratePostgres(config, MIGRATIONS_FOLDER);
+  const pooled = config.pooler === 'transaction';
   const sockets = new Sockets();
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
   const options: postgres.Options<Record<string, never>> & { socket: Sockets['connect'] } = {
-    max: poolSize,
+    max: config.poolSize,
     // A down database must fail fast (503), not hang the request.
     connect_timeout: 3,
     idle_timeout: 30,
     max_lifetime: 60 * 30,
     onnotice: () => {},
     socket: sockets.connect,
+    // Behind a transaction pooler a named statement may reach a server connection that never
+    // prepared it; the timeouts are set per transaction there instead (see pooler.ts).
+    ...(pooled && { prepare: false }),
     connection: {
       application_name: 'tenant-membership-service',
-      // A client that vanished mid-transaction (a network cut) would otherwise keep its locks,
-      // the tenant's row lock included, for as long as the server keeps its session: every
-      // later write to that tenant would wait. Our transactions and statements last
-      // milliseconds; these bounds only ever end abandoned ones.
-      idle_in_transaction_session_timeout: 5000,
-      statement_timeout: 5000,
+      ...(!pooled && SAFETY_TIMEOUTS),
     },
   };
-  const client = postgres(url, options);
+  const client = postgres(config.url, options);
   return {
-    db: drizzlePostgres(client, { schema, logger }),
+    db: drizzlePostgres(pooled ? forTransactionPooler(client) : client, { schema, logger }),
     kind: 'postgres',
     close: () => client.end({ timeout: 5 }),
     recycle: () => sockets.destroyAll(),
   };
-}
-
-async function migrateWithLock(url: string): Promise<void> {
-  const client = postgres(url, { max: 1, connect_timeout: 10, onnotice: () => {} });
-  try {
-    await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    const db = drizzlePostgres(client, { schema });
-    await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
-    await migrateData(db);
-    await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
-  } finally {
-    await client.end({ timeout: 5 });
-  }
 }
 
 async function openPglite(dataDir: string, logger: QueryLogger): Promise<DatabaseHandle> {

@@ -31,6 +31,23 @@ describe('configuration', () => {
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/app', poolSize: 4 });
   });
 
+  it('behind a transaction pooler: DATABASE_POOLER=transaction, migrations through DATABASE_DIRECT_URL', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@pooler:6432/app',
+      DATABASE_POOLER: 'transaction',
+      DATABASE_DIRECT_URL: 'postgres://u@db:5432/app',
+    });
+    expect(config.database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@pooler:6432/app',
+      poolSize: 10,
+      pooler: 'transaction',
+      directUrl: 'postgres://u@db:5432/app',
+    });
+    expect(errorLines({ DATABASE_POOLER: 'session' })[0]).toMatch(/^DATABASE_POOLER:/);
+    expect(errorLines({ DATABASE_DIRECT_URL: 'mysql://x' })[0]).toMatch(/^DATABASE_DIRECT_URL:/);
+  });
+
   it('splits SUPER_ADMIN_SUBJECTS and drops blanks', () => {
     expect(loadConfig({ SUPER_ADMIN_SUBJECTS: ' a, b ,,c ' }).superAdminSubjects).toEqual(['a', 'b', 'c']);
   });
