@@ -30,6 +30,7 @@ import { generateOpenApi } from '@ts-rest/open-api';
 import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
 import { answeredCodes, errorResponses, SHARED_ERRORS } from './error-responses.js';
 import { type Example, errorExample, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
+import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
 import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
 
@@ -166,23 +167,29 @@ const ACTION_BODY_EXAMPLES: Record<string, Example> = {
 };
 
 /** Both files of examples, one map per operation (and per status), their examples side by side. */
-const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>> = mergeExamples(
+export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>> = mergeExamples(
   REQUEST_EXAMPLES,
   LIFECYCLE_REQUEST_EXAMPLES,
 );
 const operationsOf = (...maps: object[]) => [...new Set(maps.flatMap((map) => Object.keys(map)))];
-const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
+export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
   Object.fromEntries(
-    operationsOf(RESPONSE_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES, AUDIT_RESPONSE_EXAMPLES).map(
-      (operationId) => [
-        operationId,
-        mergeExamples(
-          ...[RESPONSE_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES, AUDIT_RESPONSE_EXAMPLES].map(
-            (all) => (all as ByOperation<object>)[operationId] ?? {},
-          ),
-        ),
-      ],
-    ),
+    operationsOf(
+      RESPONSE_EXAMPLES,
+      LIFECYCLE_RESPONSE_EXAMPLES,
+      AUDIT_RESPONSE_EXAMPLES,
+      HEALTH_RESPONSE_EXAMPLES,
+    ).map((operationId) => [
+      operationId,
+      mergeExamples(
+        ...[
+          RESPONSE_EXAMPLES,
+          LIFECYCLE_RESPONSE_EXAMPLES,
+          AUDIT_RESPONSE_EXAMPLES,
+          HEALTH_RESPONSE_EXAMPLES,
+        ].map((all) => (all as ByOperation<object>)[operationId] ?? {}),
+      ),
+    ]),
   );
 
 /** Maps of examples merged key by key: the examples under one key (an operation, a status) side by side. */

@@ -2,17 +2,14 @@ import type {
   CreateMembershipBody,
   CreateTenantBody,
   ErrorEnvelope,
-  HealthReport,
   Me,
   Membership,
   PageMeta,
-  ProbeSchema,
   ResponseCode,
   Tenant,
   UpdateMembershipBody,
   UpdateTenantBody,
 } from '@tms/contract';
-import type { z } from 'zod';
 import { ERROR_EXAMPLES } from '../errors/registry.js';
 import { errorEnvelope } from '../http/error-envelope.js';
 import { encodeCursor } from '../pagination/cursor.js';
@@ -164,14 +161,6 @@ const me: Me = {
 export const ok = <T>(data: T) => ({ success: true as const, data });
 const page = <T>(data: T[], meta: PageMeta) => ({ success: true as const, data, meta });
 
-type Probe = z.infer<typeof ProbeSchema>;
-const healthy: HealthReport = {
-  status: 'ok',
-  checks: { database: { status: 'up', latencyMs: 1.7 } },
-  version: '0.1.0',
-  uptimeSeconds: 86_412,
-};
-
 /** Request body examples, by operationId. */
 export const REQUEST_EXAMPLES = {
   createTenant: {
@@ -274,31 +263,6 @@ export const RESPONSE_EXAMPLES = {
   },
   getMe: {
     200: { member: { summary: 'A user who belongs to two tenants', value: ok(me) } },
-  },
-  getLiveness: {
-    200: { ok: { summary: 'The process serves', value: { status: 'ok' } satisfies Probe } },
-  },
-  getReadiness: {
-    200: { ok: { summary: 'Ready for traffic', value: { status: 'ok' } satisfies Probe } },
-    503: {
-      unavailable: {
-        summary: 'The database does not answer, or is not migrated',
-        value: { status: 'unavailable' } satisfies Probe,
-      },
-    },
-  },
-  getHealth: {
-    200: { ok: { summary: 'All checks pass', value: healthy } },
-    503: {
-      degraded: {
-        summary: 'The database is down',
-        value: {
-          ...healthy,
-          status: 'degraded',
-          checks: { database: { status: 'down', latencyMs: 1000 } },
-        } satisfies HealthReport,
-      },
-    },
   },
 } satisfies Record<string, Record<number, Examples<unknown>>>;
 

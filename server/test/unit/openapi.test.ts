@@ -3,8 +3,13 @@ import { contract, ErrorEnvelopeSchema } from '@tms/contract';
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
-import { buildOpenApiDocument, OPERATION_IDS } from '../../src/openapi/document.js';
-import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from '../../src/openapi/examples.js';
+import {
+  buildOpenApiDocument,
+  OPERATION_IDS,
+  REQUEST_EXAMPLES_BY_OPERATION,
+  RESPONSE_EXAMPLES_BY_OPERATION,
+} from '../../src/openapi/document.js';
+import { RESPONSE_EXAMPLES } from '../../src/openapi/examples.js';
 
 // The document describes the contract and is committed next to it, with the contract's version.
 const contractFile = (name: string) => new URL(`../../../contract/${name}`, import.meta.url);
@@ -270,9 +275,10 @@ describe('the examples of the OpenAPI document', () => {
 
   it('has no example for an operation or status the document does not have', () => {
     const ids = new Set(operations.map(({ op }) => op.operationId));
-    for (const id of [...Object.keys(REQUEST_EXAMPLES), ...Object.keys(RESPONSE_EXAMPLES)])
+    const requests = Object.keys(REQUEST_EXAMPLES_BY_OPERATION);
+    for (const id of [...requests, ...Object.keys(RESPONSE_EXAMPLES_BY_OPERATION)])
       expect(ids.has(id), id).toBe(true);
-    for (const [id, byStatus] of Object.entries(RESPONSE_EXAMPLES)) {
+    for (const [id, byStatus] of Object.entries(RESPONSE_EXAMPLES_BY_OPERATION)) {
       const responses = operations.find(({ op }) => op.operationId === id)?.responses ?? {};
       for (const status of Object.keys(byStatus))
         expect(responses[status]?.content, `${id} ${status}`).toBeDefined();
