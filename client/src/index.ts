@@ -1,6 +1,4 @@
 export type {
-  AuditAction,
-  AuditEvent,
   CreateInvitationBody,
   CreateMembershipBody,
   CreateOwnershipTransferBody,

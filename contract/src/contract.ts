@@ -1,5 +1,4 @@
 import { initContract } from '@ts-rest/core';
-import { auditEventsContract } from './audit/audit-events.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
 import { meContract } from './me/me.contract.js';
@@ -15,7 +14,6 @@ export const contract = c.router({
   memberships: membershipsContract,
   invitations: invitationsContract,
   ownershipTransfers: ownershipTransfersContract,
-  auditEvents: auditEventsContract,
   me: meContract,
   health: healthContract,
 });

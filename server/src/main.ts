@@ -9,10 +9,9 @@ import { envelopeClientErrors } from './http/client-error.js';
 import { createHttpServer } from './http/http-server.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.repository.js';
 import { createLogger } from './logger.js';
-import { purgeExpiredAuditEvents } from './modules/audit/audit-retention.js';
 import { purgeDeletedTenants } from './modules/tenants/tenant-deletion.service.js';
 import { scheduleTenantPurge } from './modules/tenants/tenant-purge-schedule.js';
-import { grantSuperAdmin } from './modules/users/super-admins.service.js';
+import { grantSuperAdmin } from './modules/users/users.repository.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { VERSION } from './version.js';
 
@@ -86,12 +85,7 @@ async function main() {
   rateLimiter?.start();
   const retention = { days: config.tenants.retentionDays };
   const tenantPurge = scheduleTenantPurge(
-    // The same run removes the audit events past AUDIT_RETENTION_DAYS.
-    async () => {
-      const purged = await purgeDeletedTenants(database.db, retention);
-      await purgeExpiredAuditEvents(database.db, config.auditRetentionDays);
-      return purged;
-    },
+    () => purgeDeletedTenants(database.db, retention),
     config.tenants.purgeIntervalMinutes,
     logger,
   );

@@ -8,8 +8,6 @@ import {
   InvitationNotPendingError,
   MembershipAlreadyExistsError,
 } from '../../errors/index.js';
-import type { AuditContext } from '../audit/audit-context.js';
-import { recordMembershipEvent } from '../memberships/membership-events.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
 import {
   answerInvitation,
@@ -17,7 +15,6 @@ import {
   insertInvitedMembership,
   tenantOfInvitation,
 } from './invitation-changes.repository.js';
-import { recordInvitationEvent } from './invitation-events.js';
 import { type InvitationView, listMyInvitationsAs, type MyInvitationView } from './invitations.repository.js';
 
 /** The pending invitations addressed to the caller's verified email, read with the caller. */
@@ -38,15 +35,13 @@ export async function listMyInvitations(db: Database, requester: Requester): Pro
  */
 async function answering<T>(
   db: Database,
-  audit: AuditContext,
+  subject: string,
   invitationId: string,
   answer: (tx: Transaction, invitation: InvitationView, invitee: CallerRow) => Promise<T>,
 ): Promise<T> {
   return db.transaction(async (tx) => {
     const tenantId = await tenantOfInvitation(tx, invitationId);
     if (tenantId === undefined) throw new InvitationNotFoundError(invitationId);
-    const subject = audit.actor.subject;
-    if (subject === null) throw new Error('an invitation answered by nobody');
     const { user, tenant } = await lockTenantForWrite(tx, tenantId, subject);
     if (!tenant.exists || !user?.emailCanonical) throw new InvitationNotFoundError(invitationId);
     const invitation = await findInvitationInTenant(tx, tenantId, invitationId);
@@ -60,10 +55,10 @@ async function answering<T>(
 /** The caller becomes a member with the invitation's role; the invitation is ACCEPTED. */
 export async function acceptInvitation(
   db: Database,
-  audit: AuditContext,
+  subject: string,
   invitationId: string,
 ): Promise<MembershipWithUser> {
-  return answering(db, audit, invitationId, async (tx, invitation, invitee) => {
+  return answering(db, subject, invitationId, async (tx, invitation, invitee) => {
     const added = await insertInvitedMembership(tx, {
       tenantId: invitation.tenantId,
       userId: invitee.id,
@@ -74,25 +69,20 @@ export async function acceptInvitation(
     });
     // Any membership, whatever its status: a suspended member is reactivated, not re-invited.
     if (!added) throw new MembershipAlreadyExistsError();
-    const accepted = await answerInvitation(tx, invitation.tenantId, invitation.id, {
+    await answerInvitation(tx, invitation.tenantId, invitation.id, {
       status: 'ACCEPTED',
       acceptedUserId: invitee.id,
     });
-    const membership = { ...added, user: { email: invitee.email, displayName: invitee.displayName } };
-    await recordInvitationEvent(tx, audit, 'invitation.accepted', invitation, accepted);
-    await recordMembershipEvent(tx, audit, 'membership.created', null, membership);
-    return membership;
+    return { ...added, user: { email: invitee.email, displayName: invitee.displayName } };
   });
 }
 
 export async function declineInvitation(
   db: Database,
-  audit: AuditContext,
+  subject: string,
   invitationId: string,
 ): Promise<InvitationView> {
-  return answering(db, audit, invitationId, async (tx, invitation) => {
-    const declined = await answerInvitation(tx, invitation.tenantId, invitation.id, { status: 'DECLINED' });
-    await recordInvitationEvent(tx, audit, 'invitation.declined', invitation, declined);
-    return declined;
-  });
+  return answering(db, subject, invitationId, (tx, invitation) =>
+    answerInvitation(tx, invitation.tenantId, invitation.id, { status: 'DECLINED' }),
+  );
 }
