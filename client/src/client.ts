@@ -22,6 +22,7 @@ import {
   unwrapPage,
   unwrapProbe,
 } from './answers.js';
+import { auditEventsOf } from './audit-events.js';
 import { invitationsOf } from './invitations.js';
 import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
 import { ownershipTransfersOf } from './ownership-transfers.js';
@@ -174,6 +175,7 @@ export function createClient(clientOptions: ClientOptions) {
     memberships,
     invitations: invitationsOf(send),
     ownershipTransfers: ownershipTransfersOf(send),
+    auditEvents: auditEventsOf(send),
     me: async (options: CallOptions = {}): Promise<Me> =>
       unwrap(await send({ route: r.me.get, params: {}, options })),
     /** Probes answer bare bodies; readiness and the report also answer them with 503. */

@@ -1,4 +1,6 @@
 export type {
+  AuditAction,
+  AuditEvent,
   CreateInvitationBody,
   CreateMembershipBody,
   CreateOwnershipTransferBody,

@@ -51,6 +51,10 @@ export const routes = {
     accept: { method: 'POST', path: '/me/ownership-transfers/:transferId/accept' },
     decline: { method: 'POST', path: '/me/ownership-transfers/:transferId/decline' },
   },
+  auditEvents: {
+    listForTenant: { method: 'GET', path: '/tenants/:tenantId/audit-events' },
+    listAll: { method: 'GET', path: '/admin/audit-events' },
+  },
   me: {
     get: { method: 'GET', path: '/me' },
   },

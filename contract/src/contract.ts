@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { auditEventsContract } from './audit/audit-events.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
 import { meContract } from './me/me.contract.js';
@@ -14,6 +15,7 @@ export const contract = c.router({
   memberships: membershipsContract,
   invitations: invitationsContract,
   ownershipTransfers: ownershipTransfersContract,
+  auditEvents: auditEventsContract,
   me: meContract,
   health: healthContract,
 });

@@ -1,3 +1,6 @@
+export * from './audit/audit-actions.js';
+export * from './audit/audit-events.contract.js';
+export * from './audit/audit-events.schemas.js';
 export * from './common/empty-body.js';
 export * from './common/headers.js';
 export * from './common/ids.js';

@@ -19,6 +19,7 @@ import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { tenantHeaderMatchesUrl } from './http/tenant-header.js';
 import type { Logger } from './logger.js';
+import { auditEventsRouter } from './modules/audit/audit-events.router.js';
 import { healthRouter } from './modules/health/health.router.js';
 import { invitationsRouter } from './modules/invitations/invitations.router.js';
 import { meRouter } from './modules/me/me.router.js';
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps): express.Express {
       memberships: membershipsRouter(db),
       invitations: invitationsRouter(db),
       ownershipTransfers: ownershipTransfersRouter(db),
+      auditEvents: auditEventsRouter(db),
       me: meRouter(db),
       health: healthRouter(db, deps.version, deps.startedAt ?? Date.now()),
     },

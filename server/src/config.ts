@@ -106,6 +106,7 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TENANT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_TENANT_RETENTION_DAYS),
     TENANT_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(60),
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_JWT_SECRET && env.AUTH_JWKS_URL) {
@@ -170,6 +171,8 @@ export type Config = {
     /** How often each server process runs the purge; 0: never (run `npm run purge` instead). */
     purgeIntervalMinutes: number;
   };
+  /** Audit events older than this many days are removed by the periodic purge (and `npm run purge`). */
+  auditRetentionDays: number;
 };
 
 export class ConfigError extends Error {
@@ -225,5 +228,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: env.TENANT_RETENTION_DAYS,
       purgeIntervalMinutes: env.TENANT_PURGE_INTERVAL_MINUTES,
     },
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
   };
 }

@@ -9,9 +9,10 @@ import { envelopeClientErrors } from './http/client-error.js';
 import { createHttpServer } from './http/http-server.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.repository.js';
 import { createLogger } from './logger.js';
+import { purgeExpiredAuditEvents } from './modules/audit/audit-retention.js';
 import { purgeDeletedTenants } from './modules/tenants/tenant-deletion.service.js';
 import { scheduleTenantPurge } from './modules/tenants/tenant-purge-schedule.js';
-import { grantSuperAdmin } from './modules/users/users.repository.js';
+import { grantSuperAdmin } from './modules/users/super-admins.service.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { VERSION } from './version.js';
 
@@ -85,7 +86,12 @@ async function main() {
   rateLimiter?.start();
   const retention = { days: config.tenants.retentionDays };
   const tenantPurge = scheduleTenantPurge(
-    () => purgeDeletedTenants(database.db, retention),
+    // The same run removes the audit events past AUDIT_RETENTION_DAYS.
+    async () => {
+      const purged = await purgeDeletedTenants(database.db, retention);
+      await purgeExpiredAuditEvents(database.db, config.auditRetentionDays);
+      return purged;
+    },
     config.tenants.purgeIntervalMinutes,
     logger,
   );

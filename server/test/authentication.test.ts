@@ -126,7 +126,9 @@ describe('users are found by subject', () => {
   it('reads the super-administrator flag from the database on every request', async () => {
     const actor = await createActor(h);
     expect((await actor.api.tenants.list({ query: {} })).status).toBe(403);
-    const { grantSuperAdmin, revokeSuperAdmin } = await import('../src/modules/users/users.repository.js');
+    const { grantSuperAdmin, revokeSuperAdmin } = await import(
+      '../src/modules/users/super-admins.service.js'
+    );
     await grantSuperAdmin(h.db, actor.subject);
     expect((await actor.api.tenants.list({ query: {} })).status).toBe(200);
     await revokeSuperAdmin(h.db, actor.subject);

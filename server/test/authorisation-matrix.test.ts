@@ -271,6 +271,8 @@ const REQUESTS = {
     success: 200,
     toOthers: 'TRANSFER_NOT_FOUND',
   }),
+  'auditEvents.listForTenant': (p) => ({ path: `/tenants/${p.tenantId}/audit-events?limit=1`, success: 200 }),
+  'auditEvents.listAll': () => ({ path: '/admin/audit-events?limit=1', success: 200 }),
   'me.get': () => ({ path: '/me', success: 200 }),
   'health.live': () => ({ path: '/health/live', success: 200 }),
   'health.ready': () => ({ path: '/health/ready', success: 200 }),

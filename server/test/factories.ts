@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RawClient } from '@tms/client';
 import type { Role } from '@tms/contract';
+import { SYSTEM_AUDIT } from '../src/modules/audit/audit-context.js';
 import { listMembershipsAs } from '../src/modules/memberships/membership-pages.repository.js';
 import { insertMembership } from '../src/modules/memberships/memberships.repository.js';
 import { createTenant } from '../src/modules/tenants/tenants.service.js';
-import { grantSuperAdmin, insertUserIfAbsent } from '../src/modules/users/users.repository.js';
+import { grantSuperAdmin } from '../src/modules/users/super-admins.service.js';
+import { insertUserIfAbsent } from '../src/modules/users/users.repository.js';
 import type { TestServer } from './harness.js';
 
 export const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -27,6 +29,9 @@ export async function createActor(
 
 export const createSuperAdmin = (h: TestServer) => createActor(h, { superAdmin: true, name: 'Super Admin' });
 
+/** Setup acts as the command line would: no actor. */
+const FIXTURE_CHANGE = { audit: SYSTEM_AUDIT, retention: { days: 30 } };
+
 export type TenantFixture = { tenantId: string; slug: string; owner: Actor; ownerMembershipId: string };
 
 /** A tenant with its first OWNER, made through the service (setup, not the thing under test). */
@@ -37,7 +42,7 @@ export async function createTenantFixture(
   name = `Tenant ${slug}`,
 ): Promise<TenantFixture> {
   const theOwner = owner ?? (await createActor(h));
-  const tenant = await createTenant(h.db, { name, slug, owner: { userId: theOwner.userId } });
+  const tenant = await createTenant(h.db, FIXTURE_CHANGE, { name, slug, owner: { userId: theOwner.userId } });
   const {
     items: [membership],
   } = await listMembershipsAs(h.db, theOwner.subject, { tenantId: tenant.id, limit: 1 });

@@ -3,7 +3,7 @@ import { createRawClient } from '@tms/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../src/auth/sign-token.js';
-import { revokeSuperAdmin } from '../src/modules/users/users.repository.js';
+import { revokeSuperAdmin } from '../src/modules/users/super-admins.service.js';
 import { addMember, createSuperAdmin, createTenantFixture } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import {

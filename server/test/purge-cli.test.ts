@@ -8,6 +8,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
 import { tenantMemberships, tenants } from '../src/db/schema.js';
+import { SYSTEM_AUDIT } from '../src/modules/audit/audit-context.js';
 import { createTenant } from '../src/modules/tenants/tenants.service.js';
 import { unique } from './factories.js';
 import { spawnServer } from './process/spawn-server.js';
@@ -78,11 +79,15 @@ async function onDatabase<T>(work: (db: DatabaseHandle['db']) => Promise<T>): Pr
 const seed = () =>
   onDatabase(async (db) => {
     const make = () =>
-      createTenant(db, {
-        name: 'Purgeable',
-        slug: unique('purge'),
-        owner: { email: `${unique('o')}@p.test` },
-      });
+      createTenant(
+        db,
+        { audit: SYSTEM_AUDIT, retention: { days: 30 } },
+        {
+          name: 'Purgeable',
+          slug: unique('purge'),
+          owner: { email: `${unique('o')}@p.test` },
+        },
+      );
     const [old, recent, active] = [await make(), await make(), await make()];
     for (const [tenant, days] of [
       [old, 40],
@@ -131,7 +136,9 @@ describe(`npm run purge (${testDatabaseKind()})`, () => {
     const first = await runPurge(target.env, workdir);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(new RegExp(`^purged ${old.id} ${old.slug} \\(deleted \\S+Z\\)\n$`));
-    expect(first.stderr).toMatch(/^1 tenant\(s\) purged: those deleted at or before \S+Z\n$/);
+    expect(first.stderr).toMatch(
+      /^1 tenant\(s\) purged: those deleted at or before \S+Z\n0 audit event\(s\) older than AUDIT_RETENTION_DAYS \(365\) purged\n$/,
+    );
     expect(await remaining(ids)).toEqual({
       tenants: [recent.id, active.id],
       memberships: [recent.id, active.id],

@@ -154,10 +154,29 @@ const invitation = (f: Fixture, i: number) => ({
 const offer = (f: Fixture, i: number) => f.offers[i] as Offer;
 
 // A read is one statement: the caller (by the token's subject, with its role in the URL's tenant)
-// and the data together. A membership write is three in its transaction: the tenant's lock, the
-// caller with its role (read after the lock), and the change, which reads what it changes.
+// and the data together. A membership write is four in its transaction: the tenant's lock, the
+// caller with its role (read after the lock), the change, which reads what it changes, and its
+// audit event (one statement: the tenant's sequence and the event's row).
 // A subject seen for the first time adds its creation, on that request only.
 const CASES: Case[] = [
+  {
+    route: 'auditEvents.listForTenant',
+    name: 'caller with the page',
+    status: 200,
+    cost: reads(1),
+    call: (f) =>
+      f.admin.api.auditEvents.listForTenant({ params: { tenantId: f.tenantId }, query: { limit: 5 } }),
+  },
+  {
+    route: 'auditEvents.listAll',
+    name: 'caller with the page, filtered',
+    status: 200,
+    cost: reads(1),
+    call: (f) =>
+      f.superAdmin.api.auditEvents.listAll({
+        query: { tenantId: f.tenantId, action: 'membership.created', limit: 5 },
+      }),
+  },
   {
     route: 'health.live',
     name: 'liveness',
@@ -241,9 +260,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.create',
-    name: 'by userId: lock tenant, caller with its role, insert reading the user',
+    name: 'by userId: lock tenant, caller with its role, insert reading the user, audit event',
     status: 201,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) =>
       f.admin.api.memberships.create({
         params: { tenantId: f.tenantId },
@@ -252,9 +271,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.create',
-    name: 'by new email: lock, caller with its role, insert of user and membership',
+    name: 'by new email: lock, caller with its role, insert of user and membership, audit event',
     status: 201,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) =>
       f.admin.api.memberships.create({
         params: { tenantId: f.tenantId },
@@ -263,16 +282,16 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.update',
-    name: 'lock, caller with its role, update reading the membership as it was',
+    name: 'lock, caller with its role, update reading the membership as it was, audit event',
     status: 200,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) => f.admin.api.memberships.update({ params: at(f, 1), body: { role: 'TEACHER' } }),
   },
   {
     route: 'memberships.update',
-    name: 'term dates: lock, caller with its role, update reading the membership as it was',
+    name: 'term dates: lock, caller with its role, update reading the membership as it was, audit event',
     status: 200,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) =>
       f.admin.api.memberships.update({
         params: at(f, 1),
@@ -281,16 +300,16 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.suspend',
-    name: 'lock, caller with its role, update reading the membership as it was',
+    name: 'lock, caller with its role, update reading the membership as it was, audit event',
     status: 200,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) => f.admin.api.memberships.suspend({ params: at(f, 3), body: { reason: 'counted' } }),
   },
   {
     route: 'memberships.reactivate',
-    name: 'lock, caller with its role, update reading the membership as it was',
+    name: 'lock, caller with its role, update reading the membership as it was, audit event',
     status: 200,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) => f.admin.api.memberships.reactivate({ params: at(f, 3), body: {} }),
   },
   {
@@ -306,9 +325,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.remove',
-    name: 'lock, caller with its role, delete reading the membership as it was',
+    name: 'lock, caller with its role, delete reading the membership as it was, audit event',
     status: 204,
-    cost: writes(3),
+    cost: writes(4),
     call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
   },
   {
@@ -358,9 +377,9 @@ const CASES: Case[] = [
   },
   {
     route: 'tenants.create',
-    name: 'user; then owner, insert tenant, insert membership',
+    name: 'user; then owner, insert tenant, insert membership, two audit events',
     status: 201,
-    cost: writes(4),
+    cost: writes(6),
     call: (f) =>
       f.superAdmin.api.tenants.create({
         body: { name: 'Counted', slug: `counted-${Date.now()}`, owner: { userId: f.freshUserIds[1] ?? '' } },
@@ -382,16 +401,16 @@ const CASES: Case[] = [
   },
   {
     route: 'tenants.update',
-    name: 'user, update',
+    name: 'user; then lock the tenant (before), update, audit event',
     status: 200,
-    cost: reads(2),
+    cost: writes(4),
     call: (f) => f.superAdmin.api.tenants.update({ params: spare(f, 0), body: { name: 'Renamed' } }),
   },
   {
     route: 'tenants.remove',
-    name: 'user, mark deleted',
+    name: 'user; then lock the tenant (before), mark deleted, audit event',
     status: 204,
-    cost: reads(2),
+    cost: writes(4),
     call: (f) => f.superAdmin.api.tenants.remove({ params: spare(f, 1) }),
   },
   {
@@ -403,23 +422,23 @@ const CASES: Case[] = [
   },
   {
     route: 'tenants.restore',
-    name: 'user, clear the deletion mark',
+    name: 'user; then lock the tenant (before), clear the deletion mark, audit event',
     status: 200,
-    cost: reads(2),
+    cost: writes(4),
     call: (f) => f.superAdmin.api.tenants.restore({ params: spare(f, 1), body: {} }),
   },
   {
     route: 'tenants.restore',
-    name: 'an active tenant: user, no mark to clear, read it as it is',
+    name: 'an active tenant: user; then lock it, nothing to clear',
     status: 200,
-    cost: reads(3),
+    cost: writes(2),
     call: (f) => f.superAdmin.api.tenants.restore({ params: spare(f, 1), body: {} }),
   },
   {
     route: 'invitations.create',
-    name: 'lock, caller with role, member or not, mark a lapsed one, insert',
+    name: 'lock, caller with role, member or not, mark a lapsed one, insert, audit event',
     status: 201,
-    cost: writes(5),
+    cost: writes(6),
     call: (f) =>
       f.admin.api.invitations.create({
         params: { tenantId: f.tenantId },
@@ -442,16 +461,16 @@ const CASES: Case[] = [
   },
   {
     route: 'invitations.resend',
-    name: 'lock, caller, invitation, member or not, pending slot, change',
+    name: 'lock, caller, invitation, member or not, pending slot, change, audit event',
     status: 200,
-    cost: writes(6),
+    cost: writes(7),
     call: (f) => f.admin.api.invitations.resend({ params: invitation(f, 0), body: {} }),
   },
   {
     route: 'invitations.revoke',
-    name: 'lock, caller, invitation, change',
+    name: 'lock, caller, invitation, change, audit event',
     status: 200,
-    cost: writes(4),
+    cost: writes(5),
     call: (f) => f.admin.api.invitations.revoke({ params: invitation(f, 1), body: {} }),
   },
   {
@@ -463,25 +482,25 @@ const CASES: Case[] = [
   },
   {
     route: 'invitations.accept',
-    name: 'caller, invitation, lock its tenant, read again, membership, invitation',
+    name: 'caller, invitation, lock its tenant, read again, membership, invitation, two audit events',
     status: 201,
-    cost: writes(7),
+    cost: writes(9),
     call: (f) =>
       f.invitee.api.invitations.accept({ params: { invitationId: f.invitationIds[2] ?? '' }, body: {} }),
   },
   {
     route: 'invitations.decline',
-    name: 'caller, invitation, lock its tenant, read again, change',
+    name: 'caller, invitation, lock its tenant, read again, change, audit event',
     status: 200,
-    cost: writes(6),
+    cost: writes(7),
     call: (f) =>
       f.invitee.api.invitations.decline({ params: { invitationId: f.invitationIds[3] ?? '' }, body: {} }),
   },
   {
     route: 'ownershipTransfers.create',
-    name: 'lock, caller, initiator, nominee, mark a lapsed one, insert',
+    name: 'lock, caller, initiator, nominee, mark a lapsed one, insert, audit event',
     status: 201,
-    cost: writes(6),
+    cost: writes(7),
     call: (f) =>
       offer(f, 0).owner.api.ownershipTransfers.create({
         params: { tenantId: offer(f, 0).tenantId },
@@ -500,9 +519,9 @@ const CASES: Case[] = [
   },
   {
     route: 'ownershipTransfers.cancel',
-    name: 'lock, caller, change',
+    name: 'lock, caller, transfer (before), change, audit event',
     status: 200,
-    cost: writes(3),
+    cost: writes(5),
     call: (f) =>
       offer(f, 1).owner.api.ownershipTransfers.cancel({
         params: { tenantId: offer(f, 1).tenantId, transferId: offer(f, 1).transferId },
@@ -518,9 +537,9 @@ const CASES: Case[] = [
   },
   {
     route: 'ownershipTransfers.accept',
-    name: 'caller, lock its tenant, transfer with parties, swap, mark accepted',
+    name: 'caller, lock its tenant, transfer with parties, both memberships (before), swap, mark accepted, three audit events',
     status: 200,
-    cost: writes(5),
+    cost: writes(9),
     call: (f) =>
       offer(f, 2).nominee.api.ownershipTransfers.accept({
         params: { transferId: offer(f, 2).transferId },
@@ -529,9 +548,9 @@ const CASES: Case[] = [
   },
   {
     route: 'ownershipTransfers.decline',
-    name: 'caller, lock its tenant, transfer with parties, mark declined',
+    name: 'caller, lock its tenant, transfer with parties, mark declined, audit event',
     status: 200,
-    cost: writes(4),
+    cost: writes(5),
     call: (f) =>
       offer(f, 3).nominee.api.ownershipTransfers.decline({
         params: { transferId: offer(f, 3).transferId },

@@ -1,13 +1,15 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { purgeExpiredAuditEvents } from '../modules/audit/audit-retention.js';
 import { purgeDeletedTenants } from '../modules/tenants/tenant-deletion.service.js';
 import { retentionCutoff } from '../modules/tenants/tenant-retention.js';
 
 const USAGE =
   'usage: npm run purge\n' +
   'Removes for good the tenants deleted more than TENANT_RETENTION_DAYS (default 30) ago, on the\n' +
-  'configured database, and prints each one. Safe beside running servers, which purge too.';
+  'configured database, and prints each one; then the audit events older than AUDIT_RETENTION_DAYS\n' +
+  '(default 365). Safe beside running servers, which purge too.';
 
 function parseCommandLine() {
   try {
@@ -37,6 +39,10 @@ async function main() {
     }
     const cutoff = retentionCutoff(now, retention).toISOString();
     console.warn(`${purged.length} tenant(s) purged: those deleted at or before ${cutoff}`);
+    const events = await purgeExpiredAuditEvents(database.db, config.auditRetentionDays, { now });
+    console.warn(
+      `${events} audit event(s) older than AUDIT_RETENTION_DAYS (${config.auditRetentionDays}) purged`,
+    );
   } finally {
     await database.close();
   }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
-import { grantSuperAdmin, revokeSuperAdmin } from '../modules/users/users.repository.js';
+import { grantSuperAdmin, revokeSuperAdmin } from '../modules/users/super-admins.service.js';
 
 const USAGE =
   'usage: npm run super-admin -- grant|revoke --sub SUBJECT\n' +

@@ -212,9 +212,58 @@ export const idempotencyKeys = pgTable(
   ],
 );
 
+/**
+ * The audit trail: one row per committed change, written in the change's own transaction
+ * (modules/audit/audit-events.repository.ts). Append-only: a trigger (migration 0007) refuses
+ * UPDATE and DELETE unless the transaction set `app.audit_maintenance` (the retention purge, the
+ * erasure of a user). No foreign keys: an event outlives the tenant, user and rows it names.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: uuid('id').primaryKey(),
+    // Null for platform events (super-administrator grants, user erasure).
+    tenantId: uuid('tenant_id'),
+    // Per tenant (and one for the platform's events): 1, 2, 3… in commit order, no gaps.
+    sequence: bigint('sequence', { mode: 'number' }).notNull(),
+    action: text('action').notNull(),
+    actorUserId: uuid('actor_user_id'),
+    actorSubject: text('actor_subject'),
+    actorIsSuperAdmin: boolean('actor_is_super_admin').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: uuid('target_id').notNull(),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    requestId: text('request_id'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    // A tenant's list, newest first, and the guarantee of one event per number.
+    uniqueIndex('audit_events_tenant_sequence_key').on(table.tenantId, table.sequence),
+    uniqueIndex('audit_events_platform_sequence_key')
+      .on(table.sequence)
+      .where(sql`${table.tenantId} is null`),
+    // The list across tenants (newest first), and the retention purge.
+    index('audit_events_occurred_at_id_idx').on(table.occurredAt, table.id),
+    index('audit_events_actor_user_id_idx').on(table.actorUserId),
+    index('audit_events_target_id_idx').on(table.targetId),
+  ],
+);
+
+/**
+ * The last sequence number given per tenant (`scope` is the tenant's id; the nil UUID for
+ * platform events). Taken with `UPDATE … SET last = last + 1` in the change's transaction: the
+ * row stays locked until commit, so numbers follow commit order, and a rollback gives its back.
+ */
+export const auditSequences = pgTable('audit_sequences', {
+  scope: uuid('scope').primaryKey(),
+  last: bigint('last', { mode: 'number' }).notNull(),
+});
+
 export type UserRow = typeof users.$inferSelect;
 export type TenantRow = typeof tenants.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
+export type AuditEventRow = typeof auditEvents.$inferSelect;
 export type OwnershipTransferRow = typeof ownershipTransfers.$inferSelect;
 /** A membership as the service reads it: `search` is for the database's index alone. */
 export type MembershipRow = Omit<typeof tenantMemberships.$inferSelect, 'search'>;

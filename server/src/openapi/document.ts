@@ -1,5 +1,6 @@
 import { extendApi } from '@anatine/zod-openapi';
 import {
+  AuditEventSchema,
   CreateInvitationBodySchema,
   CreateMembershipBodySchema,
   CreateOwnershipTransferBodySchema,
@@ -26,6 +27,7 @@ import {
 } from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
+import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
 import { answeredCodes, errorResponses, SHARED_ERRORS } from './error-responses.js';
 import { type Example, errorExample, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
 import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
@@ -44,6 +46,7 @@ const NAMED = {
   Invitation: InvitationSchema,
   MyInvitation: MyInvitationSchema,
   OwnershipTransfer: OwnershipTransferSchema,
+  AuditEvent: AuditEventSchema,
   CreateInvitationBody: CreateInvitationBodySchema,
   CreateOwnershipTransferBody: CreateOwnershipTransferBodySchema,
   SuspendMembershipBody: SuspendMembershipBodySchema,
@@ -92,6 +95,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'ownershipTransfers.listMine': 'listMyOwnershipTransfers',
   'ownershipTransfers.accept': 'acceptOwnershipTransfer',
   'ownershipTransfers.decline': 'declineOwnershipTransfer',
+  'auditEvents.listForTenant': 'listTenantAuditEvents',
+  'auditEvents.listAll': 'listAuditEvents',
   'me.get': 'getMe',
   'health.live': 'getLiveness',
   'health.ready': 'getReadiness',
@@ -108,9 +113,16 @@ const TRANSFERS = {
   description: 'Two-step transfers of a tenant: an OWNER offers, the nominee accepts under /me',
 };
 
+const AUDIT = {
+  name: 'Audit trail',
+  description: 'Every change, with who made it and the resource before and after (docs/audit.md)',
+};
+
 // The first tag whose prefix the path starts with: the specific ones before /tenants/ and /me.
 const TAGS = [
   { prefix: '/admin/tenants', name: 'Tenants', description: 'Platform routes: super administrators only' },
+  { prefix: '/admin/audit-events', ...AUDIT },
+  { prefix: '/tenants/{tenantId}/audit-events', ...AUDIT },
   { prefix: '/tenants/{tenantId}/invitations', ...INVITATIONS },
   { prefix: '/tenants/{tenantId}/ownership-transfers', ...TRANSFERS },
   { prefix: '/me/invitations', ...INVITATIONS },
@@ -162,16 +174,22 @@ export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>>
 const operationsOf = (...maps: object[]) => [...new Set(maps.flatMap((map) => Object.keys(map)))];
 export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
   Object.fromEntries(
-    operationsOf(RESPONSE_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES, HEALTH_RESPONSE_EXAMPLES).map(
-      (operationId) => [
-        operationId,
-        mergeExamples(
-          ...[RESPONSE_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES, HEALTH_RESPONSE_EXAMPLES].map(
-            (all) => (all as ByOperation<object>)[operationId] ?? {},
-          ),
-        ),
-      ],
-    ),
+    operationsOf(
+      RESPONSE_EXAMPLES,
+      LIFECYCLE_RESPONSE_EXAMPLES,
+      AUDIT_RESPONSE_EXAMPLES,
+      HEALTH_RESPONSE_EXAMPLES,
+    ).map((operationId) => [
+      operationId,
+      mergeExamples(
+        ...[
+          RESPONSE_EXAMPLES,
+          LIFECYCLE_RESPONSE_EXAMPLES,
+          AUDIT_RESPONSE_EXAMPLES,
+          HEALTH_RESPONSE_EXAMPLES,
+        ].map((all) => (all as ByOperation<object>)[operationId] ?? {}),
+      ),
+    ]),
   );
 
 /** Maps of examples merged key by key: the examples under one key (an operation, a status) side by side. */

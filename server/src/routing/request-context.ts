@@ -4,6 +4,7 @@ import type { Requester } from '../access/read-as-caller.js';
 import type { TokenClaims } from '../auth/token-verifier.js';
 import type { Transaction } from '../db/database.js';
 import type { Idempotency } from '../idempotency/idempotent-request.js';
+import type { AuditContext } from '../modules/audit/audit-context.js';
 import type { RequestTransaction } from './request-transaction.js';
 
 declare global {
@@ -34,6 +35,12 @@ declare global {
 export function callerOf(req: { caller?: Caller }): Caller {
   if (!req.caller) throw new Error('callerOf used on a route without authentication');
   return req.caller;
+}
+
+/** Who changes something, and on which request: what the change's audit event records. */
+export function auditContextOf(req: { caller?: Caller; requestId: string }): AuditContext {
+  const { userId, subject, isSuperAdmin } = callerOf(req);
+  return { actor: { userId, subject, isSuperAdmin }, requestId: req.requestId };
 }
 
 /** The caller's rights in the URL's tenant, settled by the access decision. */

@@ -1,4 +1,11 @@
-import { contract, INVITATION_STATUSES, MEMBERSHIP_STATUSES, ROLES, TENANT_STATUSES } from '@tms/contract';
+import {
+  AUDIT_ACTION_NAMES,
+  contract,
+  INVITATION_STATUSES,
+  MEMBERSHIP_STATUSES,
+  ROLES,
+  TENANT_STATUSES,
+} from '@tms/contract';
 import { type AppRoute, isAppRoute } from '@ts-rest/core';
 import fc from 'fast-check';
 
@@ -75,11 +82,17 @@ const queryValue = fc.oneof(
     ...INVITATION_STATUSES,
     ...TENANT_STATUSES,
     'ACTIVE,SUSPENDED',
+    ...AUDIT_ACTION_NAMES,
+    '2025-03-12T13:20:05.441Z',
+    '2025-03-12',
+    '00000000-0000-0000-0000-000000000000',
   ),
   weird.map((value) => encodeURIComponent(value)),
 );
 const queryKey = fc.oneof(
   fc.constantFrom('limit', 'cursor', 'q', 'role', 'status', 'status[]', 'limit[]', 'q[a]', '__proto__'),
+  // The audit lists' filters.
+  fc.constantFrom('action', 'actorUserId', 'targetId', 'since', 'until', 'tenantId', 'action[]'),
   fc.string({ maxLength: 10 }).map(encodeURIComponent),
 );
 const query = fc

@@ -1,7 +1,13 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import { enveloped } from '../../routing/enveloped.js';
-import { callerOf, requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
+import {
+  auditContextOf,
+  callerOf,
+  requesterOf,
+  tenantAccessOf,
+  transactionOf,
+} from '../../routing/request-context.js';
 import { toMembershipDto } from '../memberships/memberships.dto.js';
 import { etagOf } from '../shared/if-match.js';
 import { toInvitationDto, toMyInvitationDto } from './invitations.dto.js';
@@ -24,7 +30,13 @@ export const invitationsRouter = (db: Database) =>
     create: async ({ req, body }) => ({
       status: 201,
       data: toInvitationDto(
-        await createInvitation(transactionOf(req), tenantAccessOf(req), callerOf(req).userId, body),
+        await createInvitation(
+          transactionOf(req),
+          tenantAccessOf(req),
+          auditContextOf(req),
+          callerOf(req).userId,
+          body,
+        ),
       ),
     }),
     list: async ({ req, query }) => {
@@ -38,13 +50,23 @@ export const invitationsRouter = (db: Database) =>
     resend: async ({ req, params }) => ({
       status: 200,
       data: toInvitationDto(
-        await resendInvitation(transactionOf(req), tenantAccessOf(req), params.invitationId),
+        await resendInvitation(
+          transactionOf(req),
+          tenantAccessOf(req),
+          auditContextOf(req),
+          params.invitationId,
+        ),
       ),
     }),
     revoke: async ({ req, params }) => ({
       status: 200,
       data: toInvitationDto(
-        await revokeInvitation(transactionOf(req), tenantAccessOf(req), params.invitationId),
+        await revokeInvitation(
+          transactionOf(req),
+          tenantAccessOf(req),
+          auditContextOf(req),
+          params.invitationId,
+        ),
       ),
     }),
     listMine: async ({ req }) => ({
@@ -52,7 +74,7 @@ export const invitationsRouter = (db: Database) =>
       data: (await listMyInvitations(db, requesterOf(req))).map(toMyInvitationDto),
     }),
     accept: async ({ req, params }) => {
-      const membership = await acceptInvitation(db, callerOf(req).subject, params.invitationId);
+      const membership = await acceptInvitation(db, auditContextOf(req), params.invitationId);
       return {
         status: 201,
         data: toMembershipDto(membership),
@@ -61,6 +83,6 @@ export const invitationsRouter = (db: Database) =>
     },
     decline: async ({ req, params }) => ({
       status: 200,
-      data: toInvitationDto(await declineInvitation(db, callerOf(req).subject, params.invitationId)),
+      data: toInvitationDto(await declineInvitation(db, auditContextOf(req), params.invitationId)),
     }),
   });

@@ -18,6 +18,7 @@ import {
   RoleHierarchyViolationError,
 } from '../../errors/index.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
+import type { AuditContext } from '../audit/audit-context.js';
 import { emailIdentityOf } from '../users/users.service.js';
 import {
   addressHasMembership,
@@ -27,6 +28,7 @@ import {
   insertInvitation,
   renewInvitation,
 } from './invitation-changes.repository.js';
+import { recordInvitationEvent } from './invitation-events.js';
 import { findInvitationAs, type InvitationView, listInvitationsAs } from './invitations.repository.js';
 
 type CreateInvitationBody = z.infer<typeof CreateInvitationBodySchema>;
@@ -86,6 +88,7 @@ export async function listInvitationsPage(
 export async function createInvitation(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   invitedByUserId: string,
   body: CreateInvitationBody,
 ): Promise<InvitationView> {
@@ -104,6 +107,7 @@ export async function createInvitation(
     invitedByUserId,
   });
   if (!created) throw new InvitationAlreadyPendingError();
+  await recordInvitationEvent(tx, audit, 'invitation.created', null, created);
   return created;
 }
 
@@ -126,6 +130,7 @@ async function invitationToChange(
 export async function resendInvitation(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   invitationId: string,
 ): Promise<InvitationView> {
   const invitation = await invitationToChange(tx, access, invitationId);
@@ -137,6 +142,7 @@ export async function resendInvitation(
   try {
     const renewed = await renewInvitation(tx, tenantId, invitationId, RESEND_DAYS);
     if (!renewed) throw new InvitationAlreadyPendingError();
+    await recordInvitationEvent(tx, audit, 'invitation.resent', invitation, renewed);
     return renewed;
   } catch (error) {
     if (isUniqueViolation(error, PENDING_KEY)) throw new InvitationAlreadyPendingError();
@@ -147,10 +153,13 @@ export async function resendInvitation(
 export async function revokeInvitation(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   invitationId: string,
 ): Promise<InvitationView> {
   const invitation = await invitationToChange(tx, access, invitationId);
   // An expired invitation can no longer be accepted: there is nothing left to withdraw.
   if (invitation.status !== 'PENDING') throw new InvitationNotPendingError(invitation.status);
-  return answerInvitation(tx, access.tenantId, invitationId, { status: 'REVOKED' });
+  const revoked = await answerInvitation(tx, access.tenantId, invitationId, { status: 'REVOKED' });
+  await recordInvitationEvent(tx, audit, 'invitation.revoked', invitation, revoked);
+  return revoked;
 }

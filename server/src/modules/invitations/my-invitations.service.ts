@@ -8,6 +8,8 @@ import {
   InvitationNotPendingError,
   MembershipAlreadyExistsError,
 } from '../../errors/index.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordMembershipEvent } from '../memberships/membership-events.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
 import {
   answerInvitation,
@@ -15,6 +17,7 @@ import {
   insertInvitedMembership,
   tenantOfInvitation,
 } from './invitation-changes.repository.js';
+import { recordInvitationEvent } from './invitation-events.js';
 import { type InvitationView, listMyInvitationsAs, type MyInvitationView } from './invitations.repository.js';
 
 /** The pending invitations addressed to the caller's verified email, read with the caller. */
@@ -35,13 +38,15 @@ export async function listMyInvitations(db: Database, requester: Requester): Pro
  */
 async function answering<T>(
   db: Database,
-  subject: string,
+  audit: AuditContext,
   invitationId: string,
   answer: (tx: Transaction, invitation: InvitationView, invitee: CallerRow) => Promise<T>,
 ): Promise<T> {
   return db.transaction(async (tx) => {
     const tenantId = await tenantOfInvitation(tx, invitationId);
     if (tenantId === undefined) throw new InvitationNotFoundError(invitationId);
+    const subject = audit.actor.subject;
+    if (subject === null) throw new Error('an invitation answered by nobody');
     const { user, tenant } = await lockTenantForWrite(tx, tenantId, subject);
     if (!tenant.exists || !user?.emailCanonical) throw new InvitationNotFoundError(invitationId);
     const invitation = await findInvitationInTenant(tx, tenantId, invitationId);
@@ -55,10 +60,10 @@ async function answering<T>(
 /** The caller becomes a member with the invitation's role; the invitation is ACCEPTED. */
 export async function acceptInvitation(
   db: Database,
-  subject: string,
+  audit: AuditContext,
   invitationId: string,
 ): Promise<MembershipWithUser> {
-  return answering(db, subject, invitationId, async (tx, invitation, invitee) => {
+  return answering(db, audit, invitationId, async (tx, invitation, invitee) => {
     const added = await insertInvitedMembership(tx, {
       tenantId: invitation.tenantId,
       userId: invitee.id,
@@ -69,20 +74,25 @@ export async function acceptInvitation(
     });
     // Any membership, whatever its status: a suspended member is reactivated, not re-invited.
     if (!added) throw new MembershipAlreadyExistsError();
-    await answerInvitation(tx, invitation.tenantId, invitation.id, {
+    const accepted = await answerInvitation(tx, invitation.tenantId, invitation.id, {
       status: 'ACCEPTED',
       acceptedUserId: invitee.id,
     });
-    return { ...added, user: { email: invitee.email, displayName: invitee.displayName } };
+    const membership = { ...added, user: { email: invitee.email, displayName: invitee.displayName } };
+    await recordInvitationEvent(tx, audit, 'invitation.accepted', invitation, accepted);
+    await recordMembershipEvent(tx, audit, 'membership.created', null, membership);
+    return membership;
   });
 }
 
 export async function declineInvitation(
   db: Database,
-  subject: string,
+  audit: AuditContext,
   invitationId: string,
 ): Promise<InvitationView> {
-  return answering(db, subject, invitationId, (tx, invitation) =>
-    answerInvitation(tx, invitation.tenantId, invitation.id, { status: 'DECLINED' }),
-  );
+  return answering(db, audit, invitationId, async (tx, invitation) => {
+    const declined = await answerInvitation(tx, invitation.tenantId, invitation.id, { status: 'DECLINED' });
+    await recordInvitationEvent(tx, audit, 'invitation.declined', invitation, declined);
+    return declined;
+  });
 }

@@ -2,7 +2,9 @@ import type { SuspendMembershipBody, UpdateMembershipBody } from '@tms/contract'
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Transaction } from '../../db/database.js';
 import { MembershipNotFoundError, ValidationFailedError } from '../../errors/index.js';
+import type { AuditContext } from '../audit/audit-context.js';
 import { assertIfMatch } from '../shared/if-match.js';
+import { patchActionOf, recordMembershipEvent } from './membership-events.js';
 import { assertNotLastOwner, assertWithinLevel } from './membership-rules.js';
 import type { Before } from './membership-target.sql.js';
 import {
@@ -65,6 +67,7 @@ function assertOwnerUndated(now: MembershipWithUser, body: UpdateMembershipBody)
 export async function changeMembership(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   membershipId: string,
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
@@ -79,12 +82,15 @@ export async function changeMembership(
   const now = after ?? before;
   assertOwnerUndated(now, body);
   assertNotLastOwner(before, now);
+  // A PATCH that changes nothing keeps its version, and leaves no event.
+  if (after) await recordMembershipEvent(tx, audit, patchActionOf(before, after), before, after);
   return now;
 }
 
 export async function suspendMembership(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   membershipId: string,
   body: SuspendMembershipBody,
   ifMatch: string | undefined,
@@ -95,6 +101,7 @@ export async function suspendMembership(
   assertIfMatch(ifMatch, before.version);
   const now = after ?? before;
   assertNotLastOwner(before, now);
+  if (after) await recordMembershipEvent(tx, audit, 'membership.suspended', before, after);
   return now;
 }
 
@@ -102,6 +109,7 @@ export async function suspendMembership(
 export async function reactivateMembership(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
@@ -109,5 +117,6 @@ export async function reactivateMembership(
   const { before, after } = found(changed, membershipId);
   assertWithinLevel(access, before.role, `You may not reactivate a membership whose role is ${before.role}`);
   assertIfMatch(ifMatch, before.version);
+  if (after) await recordMembershipEvent(tx, audit, 'membership.reactivated', before, after);
   return after ?? before;
 }

@@ -1,7 +1,7 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import { enveloped } from '../../routing/enveloped.js';
-import { requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
+import { auditContextOf, requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
 import { changeMembership, reactivateMembership, suspendMembership } from './membership-updates.service.js';
 import { toMembershipDto } from './memberships.dto.js';
@@ -31,13 +31,17 @@ export const membershipsRouter = (db: Database) =>
     get: async ({ req, params }) =>
       withEtag(200, await getMembership(db, requesterOf(req), params.tenantMembershipId)),
     create: async ({ req, body }) =>
-      withEtag(201, await createMembership(transactionOf(req), tenantAccessOf(req), body)),
+      withEtag(
+        201,
+        await createMembership(transactionOf(req), tenantAccessOf(req), auditContextOf(req), body),
+      ),
     update: async ({ req, params, body, headers }) =>
       withEtag(
         200,
         await changeMembership(
           transactionOf(req),
           tenantAccessOf(req),
+          auditContextOf(req),
           params.tenantMembershipId,
           body,
           headers['if-match'],
@@ -49,6 +53,7 @@ export const membershipsRouter = (db: Database) =>
         await suspendMembership(
           transactionOf(req),
           tenantAccessOf(req),
+          auditContextOf(req),
           params.tenantMembershipId,
           body,
           headers['if-match'],
@@ -60,6 +65,7 @@ export const membershipsRouter = (db: Database) =>
         await reactivateMembership(
           transactionOf(req),
           tenantAccessOf(req),
+          auditContextOf(req),
           params.tenantMembershipId,
           headers['if-match'],
         ),
@@ -68,6 +74,7 @@ export const membershipsRouter = (db: Database) =>
       await removeMembership(
         transactionOf(req),
         tenantAccessOf(req),
+        auditContextOf(req),
         params.tenantMembershipId,
         headers['if-match'],
       );

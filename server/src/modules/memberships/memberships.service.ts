@@ -14,6 +14,7 @@ import {
   type Page,
   toPage,
 } from '../../pagination/cursor.js';
+import type { AuditContext } from '../audit/audit-context.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import { emailIdentityOf } from '../users/users.service.js';
 import {
@@ -21,6 +22,7 @@ import {
   insertMembershipOfAddress,
   insertMembershipOfUser,
 } from './membership-changes.repository.js';
+import { recordMembershipEvent } from './membership-events.js';
 import {
   countMemberships,
   type ListFilters,
@@ -98,12 +100,15 @@ async function pageInOrder(
 export async function createMembership(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   body: CreateMembershipBody,
 ): Promise<MembershipWithUser> {
   assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
   const { person, added } = await addMember(tx, access.tenantId, body);
   if (!added || !person) throw new MembershipAlreadyExistsError();
-  return { ...added, user: person };
+  const created = { ...added, user: person };
+  await recordMembershipEvent(tx, audit, 'membership.created', null, created);
+  return created;
 }
 
 async function addMember(tx: Transaction, tenantId: string, body: CreateMembershipBody) {
@@ -130,6 +135,7 @@ async function addMember(tx: Transaction, tenantId: string, body: CreateMembersh
 export async function removeMembership(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
@@ -138,4 +144,5 @@ export async function removeMembership(
   assertWithinLevel(access, before.role, `You may not remove a membership whose role is ${before.role}`);
   assertIfMatch(ifMatch, before.version);
   assertNotLastOwner(before, undefined);
+  await recordMembershipEvent(tx, audit, 'membership.removed', before, null);
 }

@@ -2,8 +2,13 @@ import type { Role } from '@tms/contract';
 import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Transaction } from '../../db/database.js';
-import { ownershipTransfers, tenantMemberships, tenants } from '../../db/schema.js';
-import { isActive } from '../memberships/membership-status.sql.js';
+import { ownershipTransfers, tenantMemberships, tenants, users } from '../../db/schema.js';
+import { isActive, statusOf } from '../memberships/membership-status.sql.js';
+import {
+  type MembershipWithUser,
+  membershipColumns,
+  withUser,
+} from '../memberships/memberships.repository.js';
 import { type TransferRecord, transferColumns } from './ownership-transfers.repository.js';
 
 /*
@@ -89,9 +94,16 @@ export async function swapOwnership(
   tx: Transaction,
   tenantId: string,
   parties: { fromMembershipId: string; toMembershipId: string },
-): Promise<void> {
+): Promise<{ before: MembershipWithUser[]; after: MembershipWithUser[] }> {
   const m = tenantMemberships;
-  await tx
+  const ids = [parties.fromMembershipId, parties.toMembershipId];
+  // Read first, for the audit events: the two memberships as they were, with their people.
+  const before = await tx
+    .select(withUser)
+    .from(m)
+    .innerJoin(users, eq(users.id, m.userId))
+    .where(and(eq(m.tenantId, tenantId), inArray(m.id, ids)));
+  const changed = await tx
     .update(m)
     .set({
       role: sql`(case when ${m.id} = ${parties.toMembershipId} then 'OWNER' else 'ADMIN' end)::membership_role`,
@@ -102,5 +114,12 @@ export async function swapOwnership(
       version: sql`${m.version} + 1`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(m.tenantId, tenantId), inArray(m.id, [parties.fromMembershipId, parties.toMembershipId])));
+    .where(and(eq(m.tenantId, tenantId), inArray(m.id, ids)))
+    .returning({ ...membershipColumns, status: statusOf().as('new_status') });
+  const after = changed.map((row) => {
+    const was = before.find((membership) => membership.id === row.id);
+    if (!was) throw new Error(`membership ${row.id} changed without being read under the tenant's lock`);
+    return { ...row, user: was.user };
+  });
+  return { before, after };
 }

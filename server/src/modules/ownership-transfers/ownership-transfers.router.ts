@@ -1,7 +1,13 @@
 import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import { enveloped } from '../../routing/enveloped.js';
-import { callerOf, requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
+import {
+  auditContextOf,
+  callerOf,
+  requesterOf,
+  tenantAccessOf,
+  transactionOf,
+} from '../../routing/request-context.js';
 import { toOwnershipTransferDto } from './ownership-transfers.dto.js';
 import {
   answerTransfer,
@@ -22,7 +28,13 @@ export const ownershipTransfersRouter = (db: Database) =>
     create: async ({ req, body }) => ({
       status: 201,
       data: toOwnershipTransferDto(
-        await createTransfer(transactionOf(req), tenantAccessOf(req), callerOf(req), body),
+        await createTransfer(
+          transactionOf(req),
+          tenantAccessOf(req),
+          auditContextOf(req),
+          callerOf(req),
+          body,
+        ),
       ),
     }),
     get: async ({ req, params }) => ({
@@ -32,7 +44,7 @@ export const ownershipTransfersRouter = (db: Database) =>
     cancel: async ({ req, params }) => ({
       status: 200,
       data: toOwnershipTransferDto(
-        await cancelTransfer(transactionOf(req), tenantAccessOf(req), params.transferId),
+        await cancelTransfer(transactionOf(req), tenantAccessOf(req), auditContextOf(req), params.transferId),
       ),
     }),
     listMine: async ({ req }) => ({
@@ -41,10 +53,14 @@ export const ownershipTransfersRouter = (db: Database) =>
     }),
     accept: async ({ req, params }) => ({
       status: 200,
-      data: toOwnershipTransferDto(await answerTransfer(db, callerOf(req), params.transferId, 'accept')),
+      data: toOwnershipTransferDto(
+        await answerTransfer(db, auditContextOf(req), callerOf(req), params.transferId, 'accept'),
+      ),
     }),
     decline: async ({ req, params }) => ({
       status: 200,
-      data: toOwnershipTransferDto(await answerTransfer(db, callerOf(req), params.transferId, 'decline')),
+      data: toOwnershipTransferDto(
+        await answerTransfer(db, auditContextOf(req), callerOf(req), params.transferId, 'decline'),
+      ),
     }),
   });

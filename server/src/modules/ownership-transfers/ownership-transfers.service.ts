@@ -1,4 +1,9 @@
-import { type CreateOwnershipTransferBody, ROLE_LEVEL, TRANSFER_EXPIRY_DAYS } from '@tms/contract';
+import {
+  type AuditAction,
+  type CreateOwnershipTransferBody,
+  ROLE_LEVEL,
+  TRANSFER_EXPIRY_DAYS,
+} from '@tms/contract';
 import type { Caller } from '../../access/caller.js';
 import type { TenantAccess } from '../../access/decide-access.js';
 import { type Requester, readAsCaller } from '../../access/read-as-caller.js';
@@ -11,12 +16,16 @@ import {
   TransferNotFoundError,
   TransferNotPendingError,
 } from '../../errors/index.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordAuditEvent } from '../audit/audit-events.repository.js';
+import { recordMembershipEvent } from '../memberships/membership-events.js';
 import {
   findTransferWithParties,
   lockTenantOfTransfer,
   swapOwnership,
   type TransferWithParties,
 } from './nominee-answers.repository.js';
+import { toOwnershipTransferDto } from './ownership-transfers.dto.js';
 import {
   closeOpenTransfer,
   expireStaleTransfer,
@@ -71,6 +80,7 @@ export async function listMyNominations(db: Database, requester: Requester): Pro
 export async function createTransfer(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   caller: Caller,
   body: CreateOwnershipTransferBody,
 ): Promise<TransferRecord> {
@@ -93,6 +103,7 @@ export async function createTransfer(
     expiresInDays: body.expiresInDays ?? TRANSFER_EXPIRY_DAYS.default,
   });
   if (!created) throw new TransferAlreadyPendingError();
+  await recordTransferEvent(tx, audit, 'ownership_transfer.created', null, created);
   return created;
 }
 
@@ -100,14 +111,35 @@ export async function createTransfer(
 export async function cancelTransfer(
   tx: Transaction,
   access: TenantAccess,
+  audit: AuditContext,
   transferId: string,
 ): Promise<TransferRecord> {
   assertOwnerLevel(access);
+  // Read first: the event's `before` (under the tenant's lock, so it is what the close changes).
+  const before = await findTransferIn(tx, access.tenantId, transferId);
+  if (!before) throw new TransferNotFoundError(transferId);
   const cancelled = await closeOpenTransfer(tx, access.tenantId, transferId, 'CANCELLED');
-  if (cancelled) return cancelled;
-  const transfer = await findTransferIn(tx, access.tenantId, transferId);
-  if (!transfer) throw new TransferNotFoundError(transferId);
-  throw new TransferNotPendingError(transfer.status);
+  if (!cancelled) throw new TransferNotPendingError(before.status);
+  await recordTransferEvent(tx, audit, 'ownership_transfer.cancelled', before, cancelled);
+  return cancelled;
+}
+
+/** A transfer's change, recorded in its transaction, as the API showed it before and shows it after. */
+function recordTransferEvent(
+  tx: Transaction,
+  context: AuditContext,
+  action: AuditAction,
+  before: TransferRecord | null,
+  after: TransferRecord,
+): Promise<void> {
+  return recordAuditEvent(tx, {
+    tenantId: after.tenantId,
+    action,
+    target: { type: 'ownership_transfer', id: after.id },
+    before: before && toOwnershipTransferDto(before),
+    after: toOwnershipTransferDto(after),
+    context,
+  });
 }
 
 type Answer = 'accept' | 'decline';
@@ -120,6 +152,7 @@ type Outcome = { transfer: TransferRecord } | { refused: TransferNotApplicableEr
  */
 export async function answerTransfer(
   db: Database,
+  audit: AuditContext,
   caller: Caller,
   transferId: string,
   answer: Answer,
@@ -130,14 +163,18 @@ export async function answerTransfer(
     // Somebody else's transfer is not found: a caller learns nothing of other people's offers.
     if (!transfer || transfer.nomineeUserId !== caller.userId) throw new TransferNotFoundError(transferId);
     if (transfer.status !== 'PENDING') throw new TransferNotPendingError(transfer.status);
-    if (answer === 'decline') return { transfer: await close(tx, transfer, 'DECLINED') };
+    if (answer === 'decline') return { transfer: await close(tx, audit, transfer, 'DECLINED') };
     const refusal = whyNotApplicable(transfer);
     if (refusal) {
-      await close(tx, transfer, 'CANCELLED');
+      await close(tx, audit, transfer, 'CANCELLED');
       return { refused: new TransferNotApplicableError(`${refusal}; the transfer is cancelled`) };
     }
-    await swapOwnership(tx, transfer.tenantId, transfer);
-    return { transfer: await close(tx, transfer, 'ACCEPTED') };
+    const swapped = await swapOwnership(tx, transfer.tenantId, transfer);
+    for (const after of swapped.after) {
+      const before = swapped.before.find((membership) => membership.id === after.id) ?? null;
+      await recordMembershipEvent(tx, audit, 'membership.role_changed', before, after);
+    }
+    return { transfer: await close(tx, audit, transfer, 'ACCEPTED') };
   });
   if ('refused' in outcome) throw outcome.refused;
   return outcome.transfer;
@@ -156,13 +193,21 @@ function whyNotApplicable(transfer: TransferWithParties): string | undefined {
   return undefined;
 }
 
+const CLOSED_BY = {
+  ACCEPTED: 'ownership_transfer.accepted',
+  DECLINED: 'ownership_transfer.declined',
+  CANCELLED: 'ownership_transfer.cancelled',
+} as const;
+
 async function close(
   tx: Transaction,
+  audit: AuditContext,
   transfer: TransferRecord,
   status: 'ACCEPTED' | 'DECLINED' | 'CANCELLED',
 ): Promise<TransferRecord> {
   const closed = await closeOpenTransfer(tx, transfer.tenantId, transfer.id, status);
   // Checked open under the tenant's lock, which every writer of transfers takes.
   if (!closed) throw new Error(`ownership transfer ${transfer.id} closed under the tenant's lock`);
+  await recordTransferEvent(tx, audit, CLOSED_BY[status], transfer, closed);
   return closed;
 }

@@ -3,13 +3,13 @@ import type { Executor, Transaction } from '../../db/database.js';
 import { type TenantRow, tenants } from '../../db/schema.js';
 
 /** A deleted tenant's mark: the row stays, so its slug stays taken and a restore loses nothing. */
-export async function markTenantDeleted(db: Executor, id: string): Promise<boolean> {
-  const rows = await db
+export async function markTenantDeleted(db: Executor, id: string): Promise<TenantRow | undefined> {
+  const [row] = await db
     .update(tenants)
     .set({ deletedAt: sql`now()`, version: sql`${tenants.version} + 1`, updatedAt: sql`now()` })
     .where(and(eq(tenants.id, id), isNull(tenants.deletedAt)))
-    .returning({ id: tenants.id });
-  return rows.length > 0;
+    .returning();
+  return row;
 }
 
 /**
@@ -27,6 +27,12 @@ export async function unmarkTenantDeleted(
     .set({ deletedAt: null, version: sql`${tenants.version} + 1`, updatedAt: sql`now()` })
     .where(and(eq(tenants.id, id), gt(tenants.deletedAt, deletedAfter)))
     .returning();
+  return row;
+}
+
+/** The tenant in whatever state, locked: what a restore changes, read before it changes it. */
+export async function lockAnyTenant(db: Executor, id: string): Promise<TenantRow | undefined> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.id, id)).for('update');
   return row;
 }
 
@@ -48,7 +54,7 @@ export async function deleteTenantsDeletedBefore(
   db: Executor,
   deletedBefore: Date,
   limit: number,
-): Promise<PurgedTenant[]> {
+): Promise<TenantRow[]> {
   const due = db
     .select({ id: tenants.id })
     .from(tenants)
@@ -56,10 +62,7 @@ export async function deleteTenantsDeletedBefore(
     .orderBy(asc(tenants.deletedAt))
     .limit(limit)
     .for('update', { skipLocked: true });
-  return db
-    .delete(tenants)
-    .where(inArray(tenants.id, due))
-    .returning({ id: tenants.id, slug: tenants.slug, name: tenants.name, deletedAt: tenants.deletedAt });
+  return db.delete(tenants).where(inArray(tenants.id, due)).returning();
 }
 
 /**

@@ -1,13 +1,15 @@
 import type { Database } from '../../db/database.js';
 import type { TenantRow } from '../../db/schema.js';
 import { TenantNotFoundError } from '../../errors/index.js';
+import { type AuditContext, SYSTEM_AUDIT } from '../audit/audit-context.js';
 import {
   allowLongPurge,
   deleteTenantsDeletedBefore,
-  findAnyTenant,
+  lockAnyTenant,
   type PurgedTenant,
   unmarkTenantDeleted,
 } from './tenant-deletion.repository.js';
+import { recordTenantEvent } from './tenant-events.js';
 import { retentionCutoff, type TenantRetention } from './tenant-retention.js';
 
 export type { PurgedTenant };
@@ -20,15 +22,21 @@ export type { PurgedTenant };
  */
 export async function restoreTenant(
   db: Database,
+  audit: AuditContext,
   tenantId: string,
   retention: TenantRetention,
   now: Date = new Date(),
 ): Promise<TenantRow> {
-  const restored = await unmarkTenantDeleted(db, tenantId, retentionCutoff(now, retention));
-  if (restored) return restored;
-  const tenant = await findAnyTenant(db, tenantId);
-  if (tenant && tenant.deletedAt === null) return tenant;
-  throw new TenantNotFoundError(tenantId);
+  return db.transaction(async (tx) => {
+    // Locked first: the event's `before`. A purge that holds the row is waited for (then there is
+    // none); one that comes later skips the row this holds.
+    const before = await lockAnyTenant(tx, tenantId);
+    if (before && before.deletedAt === null) return before;
+    const restored = before && (await unmarkTenantDeleted(tx, tenantId, retentionCutoff(now, retention)));
+    if (!restored) throw new TenantNotFoundError(tenantId);
+    await recordTenantEvent(tx, audit, retention, 'tenant.restored', before, restored);
+    return restored;
+  });
 }
 
 /** Tenants per transaction: a purge of many tenants holds no lock (nor PGlite's one connection) for long. */
@@ -51,7 +59,11 @@ export async function purgeDeletedTenants(
   for (;;) {
     const batch = await db.transaction(async (tx) => {
       await allowLongPurge(tx);
-      return deleteTenantsDeletedBefore(tx, cutoff, batchSize);
+      const removed = await deleteTenantsDeletedBefore(tx, cutoff, batchSize);
+      // The purge acts for nobody: its events have no actor (SYSTEM_AUDIT).
+      for (const tenant of removed)
+        await recordTenantEvent(tx, SYSTEM_AUDIT, retention, 'tenant.purged', tenant, null);
+      return removed;
     });
     purged.push(...batch);
     if (batch.length < batchSize) return purged;

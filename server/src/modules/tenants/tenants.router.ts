@@ -2,7 +2,7 @@ import { contract } from '@tms/contract';
 import type { Database } from '../../db/database.js';
 import type { TenantRow } from '../../db/schema.js';
 import { enveloped } from '../../routing/enveloped.js';
-import { requesterOf } from '../../routing/request-context.js';
+import { auditContextOf, requesterOf } from '../../routing/request-context.js';
 import { etagOf } from '../shared/if-match.js';
 import { restoreTenant } from './tenant-deletion.service.js';
 import type { TenantRetention } from './tenant-retention.js';
@@ -19,8 +19,12 @@ export const tenantsRouter = (db: Database, retention: TenantRetention) => {
     data: toTenantDto(tenant, retention),
     headers: { ETag: etagOf(tenant.version) },
   });
+  const changeBy = (req: Parameters<typeof auditContextOf>[0]) => ({ audit: auditContextOf(req), retention });
   return enveloped(contract.tenants, {
-    create: async ({ body }) => ({ ...withEtag(await createTenant(db, body)), status: 201 }),
+    create: async ({ req, body }) => ({
+      ...withEtag(await createTenant(db, changeBy(req), body)),
+      status: 201,
+    }),
     list: async ({ req, query }) => {
       const page = await listTenantsPage(db, requesterOf(req), query);
       return {
@@ -30,12 +34,13 @@ export const tenantsRouter = (db: Database, retention: TenantRetention) => {
       };
     },
     get: async ({ req, params }) => withEtag(await getTenant(db, requesterOf(req), params.tenantId)),
-    update: async ({ params, body, headers }) =>
-      withEtag(await renameTenant(db, params.tenantId, body, headers['if-match'])),
-    remove: async ({ params, headers }) => {
-      await removeTenant(db, params.tenantId, headers['if-match']);
+    update: async ({ req, params, body, headers }) =>
+      withEtag(await renameTenant(db, changeBy(req), params.tenantId, body, headers['if-match'])),
+    remove: async ({ req, params, headers }) => {
+      await removeTenant(db, changeBy(req), params.tenantId, headers['if-match']);
       return { status: 204 };
     },
-    restore: async ({ params }) => withEtag(await restoreTenant(db, params.tenantId, retention)),
+    restore: async ({ req, params }) =>
+      withEtag(await restoreTenant(db, auditContextOf(req), params.tenantId, retention)),
   });
 };

@@ -6,10 +6,14 @@ import { isUniqueViolation } from '../../db/db-errors.js';
 import type { TenantRow } from '../../db/schema.js';
 import { TenantNotFoundError, TenantSlugTakenError } from '../../errors/index.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordMembershipEvent } from '../memberships/membership-events.js';
 import { insertMembership } from '../memberships/memberships.repository.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import { getOrInviteUser } from '../users/users.service.js';
 import { markTenantDeleted } from './tenant-deletion.repository.js';
+import { recordTenantEvent } from './tenant-events.js';
+import type { TenantRetention } from './tenant-retention.js';
 import {
   findTenantAs,
   findTenantForUpdate,
@@ -20,18 +24,32 @@ import {
 
 const SLUG_KEY = 'tenants_slug_key';
 
+/** Who changes tenants and how their events show them (purgeAfter depends on the retention). */
+export type TenantChange = { audit: AuditContext; retention: TenantRetention };
+
 /** A tenant is never without an OWNER, from its first instant: both rows go in one transaction. */
-export async function createTenant(db: Database, input: CreateTenantBody): Promise<TenantRow> {
+export async function createTenant(
+  db: Database,
+  { audit, retention }: TenantChange,
+  input: CreateTenantBody,
+): Promise<TenantRow> {
   try {
     return await db.transaction(async (tx) => {
       const owner = await getOrInviteUser(tx, input.owner, 'body.owner.email');
       const tenant = await insertTenant(tx, { id: uuidv7(), slug: input.slug, name: input.name });
       const invitedDisplayName = 'email' in input.owner ? (input.owner.displayName ?? null) : null;
-      await insertMembership(tx, {
+      const membership = await insertMembership(tx, {
         tenantId: tenant.id,
         userId: owner.id,
         role: 'OWNER',
         invitedDisplayName,
+      });
+      await recordTenantEvent(tx, audit, retention, 'tenant.created', null, tenant);
+      const user = { email: owner.email, displayName: owner.displayName };
+      await recordMembershipEvent(tx, audit, 'membership.created', null, {
+        ...membership,
+        status: 'ACTIVE',
+        user,
       });
       return tenant;
     });
@@ -62,19 +80,19 @@ export async function listTenantsPage(
 
 export async function renameTenant(
   db: Database,
+  change: TenantChange,
   tenantId: string,
   changes: UpdateTenantBody,
   ifMatch: string | undefined,
 ): Promise<TenantRow> {
-  let tenant: TenantRow | undefined;
   try {
-    tenant = await checkingIfMatch(db, tenantId, ifMatch, (tx) => updateTenant(tx, tenantId, changes));
+    return await changingTenant(db, change, tenantId, ifMatch, 'tenant.updated', (tx) =>
+      updateTenant(tx, tenantId, changes),
+    );
   } catch (error) {
     if (changes.slug && isUniqueViolation(error, SLUG_KEY)) throw new TenantSlugTakenError(changes.slug);
     throw error;
   }
-  if (!tenant) throw new TenantNotFoundError(tenantId);
-  return tenant;
 }
 
 /**
@@ -84,27 +102,34 @@ export async function renameTenant(
  */
 export async function removeTenant(
   db: Database,
+  change: TenantChange,
   tenantId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
-  if (!(await checkingIfMatch(db, tenantId, ifMatch, (tx) => markTenantDeleted(tx, tenantId))))
-    throw new TenantNotFoundError(tenantId);
+  await changingTenant(db, change, tenantId, ifMatch, 'tenant.deleted', (tx) =>
+    markTenantDeleted(tx, tenantId),
+  );
 }
 
 /**
- * Runs a change to one tenant. Without If-Match it is the change's one statement; with it, the
- * tenant is locked and its version compared first, so that nobody changes it in between.
+ * Runs a change to one tenant with its audit event: the tenant is locked and read first (the
+ * event's `before`, and the version If-Match is compared with), so nobody changes it in between.
  */
-function checkingIfMatch<T>(
+function changingTenant(
   db: Database,
+  { audit, retention }: TenantChange,
   tenantId: string,
   ifMatch: string | undefined,
-  change: (db: Executor) => Promise<T>,
-): Promise<T> {
-  if (ifMatch === undefined) return change(db);
+  action: 'tenant.updated' | 'tenant.deleted',
+  change: (db: Executor) => Promise<TenantRow | undefined>,
+): Promise<TenantRow> {
   return db.transaction(async (tx) => {
-    assertIfMatch(ifMatch, (await getTenantForUpdate(tx, tenantId)).version);
-    return change(tx);
+    const before = await getTenantForUpdate(tx, tenantId);
+    assertIfMatch(ifMatch, before.version);
+    const after = await change(tx);
+    if (!after) throw new TenantNotFoundError(tenantId);
+    await recordTenantEvent(tx, audit, retention, action, before, after);
+    return after;
   });
 }
 

@@ -138,18 +138,35 @@ export async function deleteUser(db: Executor, userId: string): Promise<void> {
   await db.delete(users).where(eq(users.id, userId));
 }
 
-export async function grantSuperAdmin(db: Executor, subject: string): Promise<void> {
-  await db
-    .insert(users)
-    .values({ id: uuidv7(), subject, isSuperAdmin: true })
-    .onConflictDoUpdate({ target: users.subject, set: { isSuperAdmin: true, updatedAt: sql`now()` } });
+/** The user of a subject, locked: a grant or revocation reads what it changes under the lock. */
+export async function lockUserBySubject(db: Executor, subject: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.subject, subject)).for('update');
+  return row;
 }
 
-export async function revokeSuperAdmin(db: Executor, subject: string): Promise<boolean> {
-  const rows = await db
+/**
+ * Sets the flag on the subject's user, made for the occasion if the subject never signed in;
+ * undefined when it was set already (by a concurrent grant, say: two processes starting with the
+ * same SUPER_ADMIN_SUBJECTS), so that one grant records one event.
+ */
+export async function upsertSuperAdminFlag(db: Executor, subject: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .insert(users)
+    .values({ id: uuidv7(), subject, isSuperAdmin: true })
+    .onConflictDoUpdate({
+      target: users.subject,
+      set: { isSuperAdmin: true, updatedAt: sql`now()` },
+      setWhere: eq(users.isSuperAdmin, false),
+    })
+    .returning();
+  return row;
+}
+
+export async function clearSuperAdminFlag(db: Executor, subject: string): Promise<UserRow | undefined> {
+  const [row] = await db
     .update(users)
     .set({ isSuperAdmin: false, updatedAt: sql`now()` })
     .where(eq(users.subject, subject))
-    .returning({ id: users.id });
-  return rows.length > 0;
+    .returning();
+  return row;
 }

@@ -1,0 +1,47 @@
+import type { AuditAction, AuditTargetType } from '@tms/contract';
+import { sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import type { Executor } from '../../db/database.js';
+import type { AuditContext } from './audit-context.js';
+
+/** The sequence of platform events (tenantId null): one scope among the tenants'. */
+export const PLATFORM_SCOPE = '00000000-0000-0000-0000-000000000000';
+
+/** A change as the trail records it: before and after are the resource as the API shows it, or null. */
+export type AuditEventInput = {
+  tenantId: string | null;
+  action: AuditAction;
+  target: { type: AuditTargetType; id: string };
+  before: object | null;
+  after: object | null;
+  context: AuditContext;
+};
+
+const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+
+/**
+ * The one way an event is written, inside the change's own transaction (`tx`): the change and its
+ * event commit together or not at all. One statement: the tenant's counter row is taken (made at
+ * the first event) and incremented, which locks it until commit, so the next writer of the tenant
+ * gets the next number only once this one is committed or rolled back (a rollback takes its
+ * number back): numbers are given in commit order, without gaps or duplicates, across processes.
+ *
+ * A webhook outbox row, when there is one, is written here too, in the same transaction.
+ */
+export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Promise<void> {
+  const { actor, requestId } = event.context;
+  await tx.execute(sql`
+    with numbered as (
+      insert into audit_sequences (scope, last) values (${event.tenantId ?? PLATFORM_SCOPE}::uuid, 1)
+      on conflict (scope) do update set last = audit_sequences.last + 1
+      returning last
+    )
+    insert into audit_events (id, tenant_id, sequence, action, actor_user_id, actor_subject,
+      actor_is_super_admin, target_type, target_id, before, after, request_id, occurred_at)
+    select ${uuidv7()}::uuid, ${event.tenantId}::uuid, numbered.last, ${event.action}, ${actor.userId}::uuid,
+      ${actor.subject}::text, ${actor.isSuperAdmin}::boolean, ${event.target.type}, ${event.target.id}::uuid,
+      ${json(event.before)}::jsonb, ${json(event.after)}::jsonb, ${requestId}::text,
+      -- Milliseconds, as the API shows it: a keyset cursor on it then finds the row again.
+      date_trunc('milliseconds', now())
+    from numbered`);
+}

@@ -1,0 +1,33 @@
+import type { AuditAction } from '@tms/contract';
+import type { Executor } from '../../db/database.js';
+import type { AuditContext } from '../audit/audit-context.js';
+import { recordAuditEvent } from '../audit/audit-events.repository.js';
+import { toMembershipDto } from './memberships.dto.js';
+import type { MembershipWithUser } from './memberships.repository.js';
+
+/**
+ * A membership's change, recorded in the change's transaction: the membership as the API showed
+ * it before and shows it after (null for one created or removed).
+ */
+export function recordMembershipEvent(
+  tx: Executor,
+  context: AuditContext,
+  action: AuditAction,
+  before: MembershipWithUser | null,
+  after: MembershipWithUser | null,
+): Promise<void> {
+  const membership = after ?? before;
+  if (!membership) throw new Error('a membership event without a membership');
+  return recordAuditEvent(tx, {
+    tenantId: membership.tenantId,
+    action,
+    target: { type: 'membership', id: membership.id },
+    before: before && toMembershipDto(before),
+    after: after && toMembershipDto(after),
+    context,
+  });
+}
+
+/** A PATCH that changed the role is a role change (dates may come with it); otherwise its dates changed. */
+export const patchActionOf = (before: MembershipWithUser, after: MembershipWithUser): AuditAction =>
+  before.role !== after.role ? 'membership.role_changed' : 'membership.terms_changed';
