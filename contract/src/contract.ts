@@ -6,6 +6,8 @@ import { meContract } from './me/me.contract.js';
 import { membershipsContract } from './memberships/memberships.contract.js';
 import { ownershipTransfersContract } from './ownership-transfers/ownership-transfers.contract.js';
 import { tenantsContract } from './tenants/tenants.contract.js';
+import { usersContract } from './users/users.contract.js';
+import { platformWebhooksContract, webhooksContract } from './webhooks/webhooks.contract.js';
 
 const c = initContract();
 
@@ -16,6 +18,9 @@ export const contract = c.router({
   invitations: invitationsContract,
   ownershipTransfers: ownershipTransfersContract,
   auditEvents: auditEventsContract,
+  webhooks: webhooksContract,
+  platformWebhooks: platformWebhooksContract,
+  users: usersContract,
   me: meContract,
   health: healthContract,
 });

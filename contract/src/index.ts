@@ -24,3 +24,6 @@ export * from './roles.js';
 export * from './route-errors.js';
 export * from './tenants/tenants.contract.js';
 export * from './tenants/tenants.schemas.js';
+export * from './users/users.contract.js';
+export * from './webhooks/webhooks.contract.js';
+export * from './webhooks/webhooks.schemas.js';

@@ -18,3 +18,7 @@ export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 /** A tenant's status, for the admin list's filter: a DELETED tenant is restorable until purged. */
 export const TENANT_STATUSES = ['ACTIVE', 'DELETED'] as const;
 export type TenantStatus = (typeof TENANT_STATUSES)[number];
+
+/** A webhook delivery's status: PENDING while it is tried (with backoff), then DELIVERED or FAILED. */
+export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

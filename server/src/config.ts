@@ -107,6 +107,9 @@ const EnvSchema = z
     TENANT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_TENANT_RETENTION_DAYS),
     TENANT_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(60),
     AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
+    WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_JWT_SECRET && env.AUTH_JWKS_URL) {
@@ -173,6 +176,19 @@ export type Config = {
   };
   /** Audit events older than this many days are removed by the periodic purge (and `npm run purge`). */
   auditRetentionDays: number;
+  webhooks: {
+    /**
+     * Deliver to (and register) loopback, private and link-local addresses, and plain HTTP in
+     * production: for tests and local development only.
+     */
+    allowPrivateNetworks: boolean;
+    /** HTTPS only: production, unless private networks are allowed. */
+    requireHttps: boolean;
+    /** How often each process looks for due deliveries; 0: this process never delivers. */
+    pollIntervalMs: number;
+    /** Endpoints this process delivers to at once (one delivery in flight per endpoint). */
+    concurrency: number;
+  };
 };
 
 export class ConfigError extends Error {
@@ -229,5 +245,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       purgeIntervalMinutes: env.TENANT_PURGE_INTERVAL_MINUTES,
     },
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    webhooks: {
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+      requireHttps: env.NODE_ENV === 'production' && env.WEBHOOK_ALLOW_PRIVATE_NETWORKS !== 'true',
+      pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+    },
   };
 }

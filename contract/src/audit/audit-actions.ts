@@ -131,6 +131,36 @@ export const AUDIT_ACTIONS = {
     after: 'SuperAdminFlag',
     when: '`npm run super-admin -- revoke` (actor null)',
   },
+  'webhook.created': {
+    target: 'webhook',
+    before: 'null',
+    after: 'Webhook',
+    when: 'POST /tenants/:tenantId/webhooks, POST /admin/webhooks',
+  },
+  'webhook.updated': {
+    target: 'webhook',
+    before: 'Webhook',
+    after: 'Webhook',
+    when: 'PATCH …/webhooks/:webhookId',
+  },
+  'webhook.deleted': {
+    target: 'webhook',
+    before: 'Webhook',
+    after: 'null',
+    when: 'DELETE …/webhooks/:webhookId',
+  },
+  'webhook.secret_rotated': {
+    target: 'webhook',
+    before: 'Webhook',
+    after: 'Webhook',
+    when: 'POST …/webhooks/:webhookId/rotate-secret (the secret itself is never recorded)',
+  },
+  'webhook.disabled': {
+    target: 'webhook',
+    before: 'Webhook',
+    after: 'Webhook (enabled false, disabledReason FAILING)',
+    when: 'the delivery worker, after a day without a successful delivery (actor null)',
+  },
   'user.erased': { target: 'user', before: 'null', after: 'ErasedUser', when: 'DELETE /admin/users/:userId' },
 } as const satisfies Record<string, { target: string; before: string; after: string; when: string }>;
 
@@ -142,5 +172,6 @@ export const AUDIT_TARGET_TYPES = [
   'invitation',
   'ownership_transfer',
   'user',
+  'webhook',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

@@ -1,4 +1,4 @@
-import { INVITATION_STATUSES, ROLES, TRANSFER_STATUSES } from '@tms/contract';
+import { INVITATION_STATUSES, ROLES, TRANSFER_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@tms/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -8,6 +8,7 @@ import {
   integer,
   jsonb,
   pgEnum,
+  pgSequence,
   pgTable,
   primaryKey,
   text,
@@ -260,10 +261,77 @@ export const auditSequences = pgTable('audit_sequences', {
   last: bigint('last', { mode: 'number' }).notNull(),
 });
 
+/**
+ * Where a tenant's events (tenant_id set) or every event (tenant_id null: a platform endpoint) are
+ * POSTed. The secret signs deliveries and so is kept as is; the previous one keeps signing, beside
+ * it, for a day after a rotation. `failing_since` is the first failed attempt since the last
+ * success: a day of it disables the endpoint.
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id').references(() => tenants.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    description: text('description'),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: timestamp('previous_secret_until', { withTimezone: true, mode: 'date' }),
+    failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (table) => [index('webhook_endpoints_tenant_id_idx').on(table.tenantId, table.createdAt, table.id)],
+);
+
+/** The outbox's order (see webhookDeliveries); created by the migration 0008. */
+export const webhookDeliveryPosition = pgSequence('webhook_delivery_position', { startWith: 1 });
+
+export const webhookDeliveryStatus = pgEnum('webhook_delivery_status', WEBHOOK_DELIVERY_STATUSES);
+
+/**
+ * The outbox: one row per event and endpoint that wants it, written by recordAuditEvent in the
+ * change's transaction. `position` comes from one sequence, taken after the tenant's audit counter
+ * is locked, so it follows each tenant's commit order; an endpoint's deliveries go out one at a
+ * time, lowest position first.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    auditEventId: uuid('audit_event_id').notNull(),
+    position: bigint('position', { mode: 'number' }).notNull(),
+    status: webhookDeliveryStatus('status').notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, mode: 'date' }),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    lastResponse: text('last_response'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    // The head of each endpoint's queue.
+    index('webhook_deliveries_pending_idx')
+      .on(table.endpointId, table.position)
+      .where(sql`${table.status} = 'PENDING'`),
+    // The deliveries list, newest first.
+    index('webhook_deliveries_endpoint_position_idx').on(table.endpointId, table.position),
+  ],
+);
+
 export type UserRow = typeof users.$inferSelect;
 export type TenantRow = typeof tenants.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
 export type AuditEventRow = typeof auditEvents.$inferSelect;
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type OwnershipTransferRow = typeof ownershipTransfers.$inferSelect;
 /** A membership as the service reads it: `search` is for the database's index alone. */
 export type MembershipRow = Omit<typeof tenantMemberships.$inferSelect, 'search'>;

@@ -83,3 +83,15 @@ export class TransferNotPendingError extends AppError {
     super(`The ownership transfer is ${status}, not pending`);
   }
 }
+
+export class WebhookLimitReachedError extends AppError {
+  readonly code = 'WEBHOOK_LIMIT_REACHED';
+  constructor(max: number) {
+    super(`There are already ${max} webhook endpoints here; remove one first`);
+  }
+}
+
+/** The URL's host is, or resolves to, an address the service never sends to (or the URL is not HTTPS). */
+export class WebhookTargetRefusedError extends AppError {
+  readonly code = 'WEBHOOK_TARGET_REFUSED';
+}

@@ -34,3 +34,17 @@ export class TransferNotFoundError extends AppError {
     super(`Ownership transfer ${transferId} does not exist here`);
   }
 }
+
+export class WebhookNotFoundError extends AppError {
+  readonly code = 'WEBHOOK_NOT_FOUND';
+  constructor(webhookId: string) {
+    super(`Webhook endpoint ${webhookId} does not exist here`);
+  }
+}
+
+export class WebhookDeliveryNotFoundError extends AppError {
+  readonly code = 'WEBHOOK_DELIVERY_NOT_FOUND';
+  constructor(deliveryId: string) {
+    super(`Delivery ${deliveryId} does not exist for this endpoint`);
+  }
+}

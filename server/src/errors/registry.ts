@@ -31,6 +31,9 @@ export const ERROR_EXAMPLES = {
   USER_NOT_FOUND: () => new notFound.UserNotFoundError('019566bd-2f07-726d-9713-1d4febc2e113'),
   INVITATION_NOT_FOUND: () => new notFound.InvitationNotFoundError('019a8c2e-4b1d-7c3e-9f0a-5d6e7f809a1b'),
   TRANSFER_NOT_FOUND: () => new notFound.TransferNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e0f'),
+  WEBHOOK_NOT_FOUND: () => new notFound.WebhookNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e10'),
+  WEBHOOK_DELIVERY_NOT_FOUND: () =>
+    new notFound.WebhookDeliveryNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e11'),
   ROUTE_NOT_FOUND: () => new request.RouteNotFoundError('GET', '/tenant'),
   METHOD_NOT_ALLOWED: () => new request.MethodNotAllowedError('PUT', ['GET', 'PATCH', 'DELETE']),
   TENANT_SLUG_TAKEN: () => new conflict.TenantSlugTakenError('green-valley'),
@@ -43,6 +46,9 @@ export const ERROR_EXAMPLES = {
   TRANSFER_NOT_APPLICABLE: () =>
     new conflict.TransferNotApplicableError('The nominee is not an ACTIVE member below OWNER'),
   TRANSFER_NOT_PENDING: () => new conflict.TransferNotPendingError('DECLINED'),
+  WEBHOOK_LIMIT_REACHED: () => new conflict.WebhookLimitReachedError(20),
+  WEBHOOK_TARGET_REFUSED: () =>
+    new conflict.WebhookTargetRefusedError('hooks.example.internal resolves to 10.0.0.7, a private address'),
   PRECONDITION_FAILED: () => new conflict.PreconditionFailedError(3),
   IDEMPOTENCY_KEY_IN_FLIGHT: () => new conflict.IdempotencyKeyInFlightError(),
   IDEMPOTENCY_KEY_REUSED: () => new conflict.IdempotencyKeyReusedError(),

@@ -26,7 +26,9 @@ const json = (value: object | null) => (value === null ? null : JSON.stringify(v
  * gets the next number only once this one is committed or rolled back (a rollback takes its
  * number back): numbers are given in commit order, without gaps or duplicates, across processes.
  *
- * A webhook outbox row, when there is one, is written here too, in the same transaction.
+ * The same statement fills the webhook outbox: one delivery per enabled endpoint that wants the
+ * action, the tenant's and the platform's. Its `position` is taken after the counter's lock, so
+ * an endpoint receives a tenant's events in commit order (see modules/webhooks/delivery-queue).
  */
 export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Promise<void> {
   const { actor, requestId } = event.context;
@@ -35,13 +37,22 @@ export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Pr
       insert into audit_sequences (scope, last) values (${event.tenantId ?? PLATFORM_SCOPE}::uuid, 1)
       on conflict (scope) do update set last = audit_sequences.last + 1
       returning last
+    ), recorded as (
+      insert into audit_events (id, tenant_id, sequence, action, actor_user_id, actor_subject,
+        actor_is_super_admin, target_type, target_id, before, after, request_id, occurred_at)
+      select ${uuidv7()}::uuid, ${event.tenantId}::uuid, numbered.last, ${event.action}, ${actor.userId}::uuid,
+        ${actor.subject}::text, ${actor.isSuperAdmin}::boolean, ${event.target.type}, ${event.target.id}::uuid,
+        ${json(event.before)}::jsonb, ${json(event.after)}::jsonb, ${requestId}::text,
+        -- Milliseconds, as the API shows it: a keyset cursor on it then finds the row again.
+        date_trunc('milliseconds', now())
+      from numbered
+      returning id, tenant_id, action
     )
-    insert into audit_events (id, tenant_id, sequence, action, actor_user_id, actor_subject,
-      actor_is_super_admin, target_type, target_id, before, after, request_id, occurred_at)
-    select ${uuidv7()}::uuid, ${event.tenantId}::uuid, numbered.last, ${event.action}, ${actor.userId}::uuid,
-      ${actor.subject}::text, ${actor.isSuperAdmin}::boolean, ${event.target.type}, ${event.target.id}::uuid,
-      ${json(event.before)}::jsonb, ${json(event.after)}::jsonb, ${requestId}::text,
-      -- Milliseconds, as the API shows it: a keyset cursor on it then finds the row again.
-      date_trunc('milliseconds', now())
-    from numbered`);
+    insert into webhook_deliveries (id, endpoint_id, audit_event_id, position)
+    select gen_random_uuid(), endpoint.id, recorded.id, nextval('webhook_delivery_position')
+    from recorded
+    join webhook_endpoints endpoint
+      on endpoint.enabled
+      and (endpoint.tenant_id = recorded.tenant_id or endpoint.tenant_id is null)
+      and (recorded.action = any(endpoint.events) or '*' = any(endpoint.events))`);
 }
