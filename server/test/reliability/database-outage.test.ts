@@ -14,7 +14,8 @@ import { type Answer, callerFor, dataOf, sleep, timedFetch } from './timed-fetch
 const SECRET = 'database-outage-secret-of-at-least-32-bytes';
 const ADMIN = unique('outage-admin');
 const WORKERS = 6;
-const BASELINE_MS = 1500;
+const BASELINE_ANSWERS = 20;
+const BASELINE_LIMIT_MS = 30_000;
 /** Long enough for every worker to send, and be answered, at least once wholly inside it. */
 const OUTAGE_MS = 9000;
 /** The spec: 503 "within a few seconds"; the deadline is REQUEST_TIMEOUT_MS = 4000. */
@@ -27,8 +28,18 @@ const MAX_LATENCY_MS = 5000;
  */
 const RECOVERY_LIMIT_MS = 25_000;
 const STEADY_MS = 2000;
+/** Readiness probes after recovery before it counts as not ready (as an orchestrator's failureThreshold). */
+const READY_TRIES = 3;
 
 const ok = (a: Answer) => a.status >= 200 && a.status < 300;
+
+async function until(condition: () => boolean, limitMs: number): Promise<void> {
+  const started = now();
+  while (!condition()) {
+    if (now() - started > limitMs) throw new Error(`not within ${limitMs} ms`);
+    await sleep(50);
+  }
+}
 
 let database: RelDatabase;
 let workdir: string;
@@ -71,7 +82,8 @@ async function outage(scenario: Cut) {
     const load = new MembershipLoad(call, dataOf<{ tenantId: string }>(tenant).tenantId);
 
     load.start(WORKERS);
-    await sleep(BASELINE_MS);
+    // The baseline is a number of answers, not a time: on a busy machine 1.5 s may hold few.
+    await until(() => load.answers.length > BASELINE_ANSWERS, BASELINE_LIMIT_MS);
     const cutAt = now();
     await scenario.cut(proxy);
     await sleep(1500);
@@ -97,7 +109,13 @@ async function outage(scenario: Cut) {
         break;
       }
     }
-    const readyAfter = await timedFetch(base, 'GET', '/health/ready');
+    // Ready again, by itself. Polled: a single probe under load can pass its 1 s budget (on 2
+    // shared cores it did, once in a few runs), which says nothing about recovery.
+    let readyAfter = await timedFetch(base, 'GET', '/health/ready');
+    for (let tries = 1; readyAfter.status !== 200 && tries < READY_TRIES; tries++) {
+      await sleep(250);
+      readyAfter = await timedFetch(base, 'GET', '/health/ready');
+    }
     await load.stop();
 
     const before = load.answers.filter((a) => a.endedAt < cutAt);
@@ -144,7 +162,7 @@ async function outage(scenario: Cut) {
       .join('\n')
       .slice(-2000);
     expect(recoveredAt, `no steady recovery within ${RECOVERY_LIMIT_MS} ms:\n${serverLog}`).toBeDefined();
-    expect(readyAfter.status).toBe(200);
+    expect(readyAfter.status, JSON.stringify(readyAfter)).toBe(200);
 
     // Every acknowledged write is in the database (read directly, not through the proxy).
     const ids = [...load.acknowledged.keys()];
