@@ -28,6 +28,7 @@ import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from '.
 import { ownershipTransfersOf } from './ownership-transfers.js';
 import { routes } from './routes.js';
 import { type Call, createTransport, type Route } from './transport.js';
+import { platformWebhooksOf, webhooksOf } from './webhooks.js';
 
 export type { Page, QueryOf } from './answers.js';
 
@@ -176,6 +177,17 @@ export function createClient(clientOptions: ClientOptions) {
     invitations: invitationsOf(send),
     ownershipTransfers: ownershipTransfersOf(send),
     auditEvents: auditEventsOf(send),
+    webhooks: webhooksOf(send),
+    platformWebhooks: platformWebhooksOf(send),
+    users: {
+      /**
+       * Erases a user for privacy (super administrators): memberships removed, name and email
+       * replaced by a pseudonym everywhere, the audit trail included. LAST_OWNER while the user is
+       * a tenant's last ACTIVE OWNER; USER_NOT_FOUND once erased.
+       */
+      erase: async (userId: string, options: CallOptions = {}): Promise<void> =>
+        unwrapNoContent(await send({ route: r.users.erase, params: { userId }, options })),
+    },
     me: async (options: CallOptions = {}): Promise<Me> =>
       unwrap(await send({ route: r.me.get, params: {}, options })),
     /** Probes answer bare bodies; readiness and the report also answer them with 503. */

@@ -5,6 +5,8 @@ export type {
   CreateMembershipBody,
   CreateOwnershipTransferBody,
   CreateTenantBody,
+  CreateWebhookBody,
+  ErasedUser,
   Invitation,
   InvitationStatus,
   Me,
@@ -20,7 +22,12 @@ export type {
   TransferStatus,
   UpdateMembershipBody,
   UpdateTenantBody,
+  UpdateWebhookBody,
   UserSummary,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookWithSecret,
 } from '@tms/contract';
 // Bundlers keep only what is used (both packages are free of side effects): the roles cost a few
 // bytes, and `contract` and `createRawClient` (zod, ts-rest) nothing unless imported. Browser

@@ -55,6 +55,32 @@ export const routes = {
     listForTenant: { method: 'GET', path: '/tenants/:tenantId/audit-events' },
     listAll: { method: 'GET', path: '/admin/audit-events' },
   },
+  webhooks: {
+    create: { method: 'POST', path: '/tenants/:tenantId/webhooks' },
+    list: { method: 'GET', path: '/tenants/:tenantId/webhooks' },
+    get: { method: 'GET', path: '/tenants/:tenantId/webhooks/:webhookId' },
+    update: { method: 'PATCH', path: '/tenants/:tenantId/webhooks/:webhookId' },
+    remove: { method: 'DELETE', path: '/tenants/:tenantId/webhooks/:webhookId' },
+    rotateSecret: { method: 'POST', path: '/tenants/:tenantId/webhooks/:webhookId/rotate-secret' },
+    listDeliveries: { method: 'GET', path: '/tenants/:tenantId/webhooks/:webhookId/deliveries' },
+    retryDelivery: {
+      method: 'POST',
+      path: '/tenants/:tenantId/webhooks/:webhookId/deliveries/:deliveryId/retry',
+    },
+  },
+  platformWebhooks: {
+    create: { method: 'POST', path: '/admin/webhooks' },
+    list: { method: 'GET', path: '/admin/webhooks' },
+    get: { method: 'GET', path: '/admin/webhooks/:webhookId' },
+    update: { method: 'PATCH', path: '/admin/webhooks/:webhookId' },
+    remove: { method: 'DELETE', path: '/admin/webhooks/:webhookId' },
+    rotateSecret: { method: 'POST', path: '/admin/webhooks/:webhookId/rotate-secret' },
+    listDeliveries: { method: 'GET', path: '/admin/webhooks/:webhookId/deliveries' },
+    retryDelivery: { method: 'POST', path: '/admin/webhooks/:webhookId/deliveries/:deliveryId/retry' },
+  },
+  users: {
+    erase: { method: 'DELETE', path: '/admin/users/:userId' },
+  },
   me: {
     get: { method: 'GET', path: '/me' },
   },

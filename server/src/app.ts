@@ -26,6 +26,11 @@ import { meRouter } from './modules/me/me.router.js';
 import { membershipsRouter } from './modules/memberships/memberships.router.js';
 import { ownershipTransfersRouter } from './modules/ownership-transfers/ownership-transfers.router.js';
 import { tenantsRouter } from './modules/tenants/tenants.router.js';
+import { usersRouter } from './modules/users/users.router.js';
+import { platformWebhooksRouter } from './modules/webhooks/platform-webhooks.router.js';
+import type { Resolver } from './modules/webhooks/target-address.js';
+import { DEFAULT_WEBHOOK_TARGETS } from './modules/webhooks/webhook-endpoints.service.js';
+import { webhooksRouter } from './modules/webhooks/webhooks.router.js';
 import { docsRouter } from './openapi/docs.router.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
@@ -46,6 +51,12 @@ export type AppDeps = {
   trustProxy?: boolean | number | string;
   /** TENANT_RETENTION_DAYS: how long a deleted tenant can be restored (default 30). */
   tenantRetentionDays?: number;
+  /**
+   * Where webhook endpoints may point (config.webhooks): checked at registration and on a new
+   * URL. Default: private networks refused, plain http allowed. `resolve`: how names are
+   * resolved (the system's resolver by default; tests pass one that never leaves the machine).
+   */
+  webhooks?: { allowPrivateNetworks: boolean; requireHttps: boolean; resolve?: Resolver };
 };
 
 export const flattenRoutes = (router: AppRouter): AppRoute[] =>
@@ -93,6 +104,7 @@ export function createApp(deps: AppDeps): express.Express {
     globalMiddleware: pipeline as unknown as NonNullable<TsRestExpressOptions<Contract>['globalMiddleware']>,
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   };
+  const webhookTargets = deps.webhooks ?? DEFAULT_WEBHOOK_TARGETS;
   createExpressEndpoints(
     contract,
     {
@@ -101,6 +113,9 @@ export function createApp(deps: AppDeps): express.Express {
       invitations: invitationsRouter(db),
       ownershipTransfers: ownershipTransfersRouter(db),
       auditEvents: auditEventsRouter(db),
+      webhooks: webhooksRouter(db, webhookTargets),
+      platformWebhooks: platformWebhooksRouter(db, webhookTargets),
+      users: usersRouter(db),
       me: meRouter(db),
       health: healthRouter(db, deps.version, deps.startedAt ?? Date.now()),
     },

@@ -13,6 +13,7 @@ import { purgeExpiredAuditEvents } from './modules/audit/audit-retention.js';
 import { purgeDeletedTenants } from './modules/tenants/tenant-deletion.service.js';
 import { scheduleTenantPurge } from './modules/tenants/tenant-purge-schedule.js';
 import { grantSuperAdmin } from './modules/users/super-admins.service.js';
+import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { VERSION } from './version.js';
 
@@ -109,20 +110,39 @@ async function main() {
     isStopping: () => stopping,
     trustProxy: config.trustProxy,
     tenantRetentionDays: retention.days,
+    webhooks: config.webhooks,
   });
   const server = createHttpServer(app).listen(config.port, config.host);
   envelopeClientErrors(server);
+  // Every process helps deliver (the claims keep one delivery in flight per endpoint across them);
+  // WEBHOOK_POLL_INTERVAL_MS=0 keeps this one out of it.
+  const { allowPrivateNetworks, requireHttps, pollIntervalMs, concurrency } = config.webhooks;
+  const deliveries =
+    pollIntervalMs > 0 && concurrency > 0
+      ? new WebhookDispatcher({
+          db: database.db,
+          kind: database.kind,
+          policy: { allowPrivateNetworks, requireHttps },
+          pollIntervalMs,
+          concurrency,
+          logger,
+        })
+      : undefined;
   // Before anything announces the server: a signal sent on seeing "listening on" would otherwise
   // find no handler yet and kill the process outright.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
+    // Stops now, beside the requests: no new send starts, and those in flight finish and are
+    // recorded (bounded) before the database closes. One cut off is sent again later.
+    const deliveriesStopped = deliveries?.stop();
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
     server.close(async () => {
       clearTimeout(force);
       await rateLimiter?.stop();
       await tenantPurge.stop();
+      await deliveriesStopped;
       await database.close();
       logger.info('stopped');
       process.exit(0);
@@ -136,6 +156,8 @@ async function main() {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // After listening: a process that cannot serve should not deliver either. Not once stopping.
+  if (!stopping) deliveries?.start();
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (devSubject) await printDevToken(devSubject, auth, baseUrl);

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { createClient } from '@tms/client';
 import { type Contract, contract, HTTP_STATUS, type ResponseCode, type Role } from '@tms/contract';
 import { type AppRoute, isAppRoute } from '@ts-rest/core';
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, isNull, or } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitations, ownershipTransfers, tenantMemberships, tenants } from '../src/db/schema.js';
+import {
+  invitations,
+  ownershipTransfers,
+  tenantMemberships,
+  tenants,
+  webhookDeliveries,
+  webhookEndpoints,
+} from '../src/db/schema.js';
 import {
   type Actor,
   addMember,
@@ -22,7 +30,9 @@ import { startTestServer, TEST_SECRET, type TestServer } from './harness.js';
  */
 let h: TestServer;
 beforeAll(async () => {
-  h = await startTestServer();
+  // The world's endpoints point at 127.0.0.1's discard port: registering them needs private
+  // networks allowed. Nothing delivers to them: no test server runs the delivery worker.
+  h = await startTestServer({ webhooks: { allowPrivateNetworks: true, requireHttps: false } });
 });
 afterAll(() => h?.close());
 
@@ -41,13 +51,34 @@ const TARGETS = ['ownTenant', 'otherTenant', 'missingTenant', 'otherTenantsMembe
 type CallerKind = (typeof CALLERS)[number];
 type Target = (typeof TARGETS)[number];
 
-/** The world of one cell: tenant A (the URL's, normally) with one member per role, and tenant B. */
+/**
+ * The world of one cell: tenant A (the URL's, normally) with one member per role, and tenant B;
+ * each with a webhook endpoint and one delivery of it, and one platform endpoint likewise.
+ */
 type World = {
-  a: { tenantId: string; members: Record<Role, Actor>; studentMembershipId: string } & Pending;
-  b: { tenantId: string; owner: Actor; studentMembershipId: string } & Pending;
+  a: { tenantId: string; members: Record<Role, Actor>; studentMembershipId: string } & Pending & Hook;
+  b: { tenantId: string; owner: Actor; studentMembershipId: string } & Pending & Hook;
+  platform: Hook;
   superAdmin: Actor;
   outsider: Actor;
 };
+
+type Hook = { webhookId: string; deliveryId: string };
+const MATRIX_HOOK = { url: 'http://127.0.0.1:9/matrix', events: ['*' as const] };
+
+/** An endpoint registered through the API (the tenant's, or the platform's), and its first delivery. */
+async function hookOf(actor: Actor, tenantId: string | null): Promise<Hook> {
+  const sdk = createClient({ baseUrl: h.baseUrl, token: actor.token, retries: false });
+  if (tenantId === null) {
+    const { webhookId } = await sdk.platformWebhooks.create(MATRIX_HOOK);
+    const [delivery] = (await sdk.platformWebhooks.listDeliveries(webhookId)).items;
+    return { webhookId, deliveryId: delivery?.deliveryId ?? '' };
+  }
+  const { webhookId } = await sdk.webhooks.create(tenantId, MATRIX_HOOK);
+  // Its own creation's event is its first delivery (it wants every event).
+  const [delivery] = (await sdk.webhooks.listDeliveries(tenantId, webhookId)).items;
+  return { webhookId, deliveryId: delivery?.deliveryId ?? '' };
+}
 
 /**
  * A tenant's pending invitation and ownership transfer, addressed to people who are none of the
@@ -98,20 +129,26 @@ async function buildWorld(withTransfer: boolean): Promise<World> {
     if (role === 'STUDENT') studentMembershipId = added.membershipId;
   }
   const bStudent = await addMember(h, b.tenantId, 'STUDENT');
+  const superAdmin = await createSuperAdmin(h);
+  // The platform may have 20 endpoints: the previous cells' go, this cell's comes.
+  await h.db.delete(webhookEndpoints).where(isNull(webhookEndpoints.tenantId));
   return {
     a: {
       tenantId: a.tenantId,
       members,
       studentMembershipId,
       ...(await pendingIn(a.tenantId, a.ownerMembershipId, withTransfer)),
+      ...(await hookOf(a.owner, a.tenantId)),
     },
     b: {
       tenantId: b.tenantId,
       owner: b.owner,
       studentMembershipId: bStudent.membershipId,
       ...(await pendingIn(b.tenantId, b.ownerMembershipId, withTransfer)),
+      ...(await hookOf(b.owner, b.tenantId)),
     },
-    superAdmin: await createSuperAdmin(h),
+    platform: await hookOf(superAdmin, null),
+    superAdmin,
     outsider: await createActor(h),
   };
 }
@@ -139,14 +176,23 @@ async function authorization(kind: CallerKind, world: World): Promise<string | u
 
 const MISSING_TENANT = '01900000-0000-7000-8000-00000000dead';
 
-type Place = { tenantId: string; membershipId: string; invitationId: string; transferId: string };
+type Place = {
+  tenantId: string;
+  membershipId: string;
+  invitationId: string;
+  transferId: string;
+  webhookId: string;
+  deliveryId: string;
+};
 
-/** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer). */
+/** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer, an endpoint). */
 function place(target: Target, world: World): Place {
   const ids = (t: World['a'] | World['b']) => ({
     membershipId: t.studentMembershipId,
     invitationId: t.invitationId,
     transferId: t.transferId ?? randomUUID(),
+    webhookId: t.webhookId,
+    deliveryId: t.deliveryId,
   });
   switch (target) {
     case 'ownTenant':
@@ -159,6 +205,8 @@ function place(target: Target, world: World): Place {
         membershipId: randomUUID(),
         invitationId: randomUUID(),
         transferId: randomUUID(),
+        webhookId: randomUUID(),
+        deliveryId: randomUUID(),
       };
     case 'otherTenantsMembership':
       return { tenantId: world.a.tenantId, ...ids(world.b) };
@@ -170,6 +218,7 @@ const CHILD_IDS = [
   [':tenantMembershipId', 'MEMBERSHIP_NOT_FOUND'],
   [':invitationId', 'INVITATION_NOT_FOUND'],
   [':transferId', 'TRANSFER_NOT_FOUND'],
+  [':webhookId', 'WEBHOOK_NOT_FOUND'],
 ] as const;
 const childOf = (route: AppRoute) => CHILD_IDS.find(([param]) => route.path.includes(param));
 
@@ -273,6 +322,49 @@ const REQUESTS = {
   }),
   'auditEvents.listForTenant': (p) => ({ path: `/tenants/${p.tenantId}/audit-events?limit=1`, success: 200 }),
   'auditEvents.listAll': () => ({ path: '/admin/audit-events?limit=1', success: 200 }),
+  'webhooks.create': (p) => ({ path: `/tenants/${p.tenantId}/webhooks`, body: MATRIX_HOOK, success: 201 }),
+  'webhooks.list': (p) => ({ path: `/tenants/${p.tenantId}/webhooks`, success: 200 }),
+  'webhooks.get': (p) => ({ path: `/tenants/${p.tenantId}/webhooks/${p.webhookId}`, success: 200 }),
+  'webhooks.update': (p) => ({
+    path: `/tenants/${p.tenantId}/webhooks/${p.webhookId}`,
+    body: { description: 'changed by the matrix' },
+    success: 200,
+  }),
+  'webhooks.remove': (p) => ({ path: `/tenants/${p.tenantId}/webhooks/${p.webhookId}`, success: 204 }),
+  'webhooks.rotateSecret': (p) => ({
+    path: `/tenants/${p.tenantId}/webhooks/${p.webhookId}/rotate-secret`,
+    success: 200,
+  }),
+  'webhooks.listDeliveries': (p) => ({
+    path: `/tenants/${p.tenantId}/webhooks/${p.webhookId}/deliveries`,
+    success: 200,
+  }),
+  'webhooks.retryDelivery': (p) => ({
+    path: `/tenants/${p.tenantId}/webhooks/${p.webhookId}/deliveries/${p.deliveryId}/retry`,
+    success: 200,
+  }),
+  'platformWebhooks.create': () => ({ path: '/admin/webhooks', body: MATRIX_HOOK, success: 201 }),
+  'platformWebhooks.list': () => ({ path: '/admin/webhooks', success: 200 }),
+  'platformWebhooks.get': (_p, w) => ({ path: `/admin/webhooks/${w.platform.webhookId}`, success: 200 }),
+  'platformWebhooks.update': (_p, w) => ({
+    path: `/admin/webhooks/${w.platform.webhookId}`,
+    body: { enabled: false },
+    success: 200,
+  }),
+  'platformWebhooks.remove': (_p, w) => ({ path: `/admin/webhooks/${w.platform.webhookId}`, success: 204 }),
+  'platformWebhooks.rotateSecret': (_p, w) => ({
+    path: `/admin/webhooks/${w.platform.webhookId}/rotate-secret`,
+    success: 200,
+  }),
+  'platformWebhooks.listDeliveries': (_p, w) => ({
+    path: `/admin/webhooks/${w.platform.webhookId}/deliveries`,
+    success: 200,
+  }),
+  'platformWebhooks.retryDelivery': (_p, w) => ({
+    path: `/admin/webhooks/${w.platform.webhookId}/deliveries/${w.platform.deliveryId}/retry`,
+    success: 200,
+  }),
+  'users.erase': (_p, w) => ({ path: `/admin/users/${w.outsider.userId}`, success: 204 }),
   'me.get': () => ({ path: '/me', success: 200 }),
   'health.live': () => ({ path: '/health/live', success: 200 }),
   'health.ready': () => ({ path: '/health/ready', success: 200 }),
@@ -295,7 +387,15 @@ function roleIn(kind: CallerKind, target: Target): Role | undefined {
 }
 
 /** Tenant routes for OWNERs only (the service's rule on top of the route's `tenantAdmin`): ADMINs are refused. */
-const OWNER_ONLY = new Set<RouteKey>(['ownershipTransfers.create', 'ownershipTransfers.cancel']);
+const OWNER_ONLY = new Set<RouteKey>([
+  'ownershipTransfers.create',
+  'ownershipTransfers.cancel',
+  'webhooks.create',
+  'webhooks.update',
+  'webhooks.remove',
+  'webhooks.rotateSecret',
+  'webhooks.retryDelivery',
+]);
 
 /** The access rules of docs/access.md, cell by cell. */
 function expected(
@@ -354,7 +454,30 @@ async function snapshot(world: World) {
     .from(ownershipTransfers)
     .where(inArray(ownershipTransfers.tenantId, ids))
     .orderBy(ownershipTransfers.id);
-  return JSON.stringify({ tenantRows, membershipRows, invitationRows, transferRows });
+  // The tenants' endpoints and the platform's, secrets included, and their deliveries.
+  const endpointRows = await h.db
+    .select()
+    .from(webhookEndpoints)
+    .where(or(inArray(webhookEndpoints.tenantId, ids), isNull(webhookEndpoints.tenantId)))
+    .orderBy(webhookEndpoints.id);
+  const deliveryRows = await h.db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      inArray(
+        webhookDeliveries.endpointId,
+        endpointRows.map((row) => row.id),
+      ),
+    )
+    .orderBy(webhookDeliveries.id);
+  return JSON.stringify({
+    tenantRows,
+    membershipRows,
+    invitationRows,
+    transferRows,
+    endpointRows,
+    deliveryRows,
+  });
 }
 
 const cells = routes.flatMap(([key, route]) =>

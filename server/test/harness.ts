@@ -1,14 +1,16 @@
+import { lookup } from 'node:dns/promises';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRawClient, type RawClient } from '@tms/client';
-import { createApp } from '../src/app.js';
+import { type AppDeps, createApp } from '../src/app.js';
 import { signDevToken } from '../src/auth/sign-token.js';
 import { createTokenVerifier, type VerifierOptions } from '../src/auth/token-verifier.js';
 import type { Database } from '../src/db/database.js';
 import { envelopeClientErrors } from '../src/http/client-error.js';
 import { createHttpServer } from '../src/http/http-server.js';
 import { createLogger, type Logger } from '../src/logger.js';
+import type { Resolver } from '../src/modules/webhooks/target-address.js';
 import { RateLimiter, type RateLimitSettings } from '../src/rate-limit/rate-limiter.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -39,6 +41,18 @@ export type TestServerOptions = {
   requestTimeoutMs?: number;
   /** A rate limiter on this server's database, shared with any other server on it. */
   rateLimit?: RateLimitSettings;
+  /** Where webhook endpoints may point; by default as in production, resolving names offline. */
+  webhooks?: AppDeps['webhooks'];
+};
+
+/**
+ * Tests never ask the network's DNS: `localhost` is resolved by the system (from /etc/hosts, no
+ * packet sent), any other name does not resolve (a registration then accepts it, unchecked, as
+ * it does a name not yet in DNS). A test that needs a name to resolve passes a resolver of its own.
+ */
+export const offlineResolver: Resolver = async (host) => {
+  if (host === 'localhost') return lookup(host, { all: true, verbatim: true });
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
 
 /** The real app on a real database, listening on a free port: tests go through HTTP. */
@@ -55,6 +69,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     requestTimeoutMs: options.requestTimeoutMs,
     onDeadline: () => database.recycle?.(),
     rateLimiter,
+    webhooks: {
+      allowPrivateNetworks: false,
+      requireHttps: false,
+      ...options.webhooks,
+      resolve: options.webhooks?.resolve ?? offlineResolver,
+    },
   });
   const server: Server = createHttpServer(app).listen(0, '127.0.0.1');
   envelopeClientErrors(server);

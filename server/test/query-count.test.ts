@@ -8,6 +8,7 @@ import { encodeCursor } from '../src/pagination/cursor.js';
 import { type Actor, addMember, createActor, createSuperAdmin, createTenantFixture } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { type AnyResponse, uniqueEmail } from './membership-helpers.js';
+import { WEBHOOK_CASES, type WebhookFixture, webhookFixture } from './query-count-webhooks.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /**
@@ -57,6 +58,7 @@ type Fixture = {
   studentIds: string[];
   freshUserIds: string[];
   spareTenantIds: string[];
+  webhooks: WebhookFixture;
 };
 let f: Fixture;
 
@@ -117,6 +119,7 @@ beforeAll(async () => {
     studentIds,
     freshUserIds,
     spareTenantIds,
+    webhooks: await webhookFixture(h),
   };
 });
 
@@ -558,6 +561,9 @@ const CASES: Case[] = [
       }),
   },
 ];
+
+// The webhook routes and the user erasure (query-count-webhooks.ts).
+CASES.push(...WEBHOOK_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.webhooks) })));
 
 function routeNames(router: object, prefix = ''): string[] {
   return Object.entries(router).flatMap(([key, entry]) =>

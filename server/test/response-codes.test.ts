@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode } from '@tms/contract';
+import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode, WEBHOOKS_PER_OWNER_MAX } from '@tms/contract';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,19 @@ const offerTransfer = (t: TenantFixture, toMembershipId: string) =>
     token: t.owner.token,
     body: JSON.stringify({ toMembershipId }),
   });
+
+/** A public address as an IP: accepted at registration, never sent to (no delivery worker runs here). */
+const hook = (url = 'https://93.184.215.14/hooks') => JSON.stringify({ url, events: ['*'] });
+
+/** The OWNER of a new tenant registers an endpoint. */
+async function registerHook(t: TenantFixture): Promise<Response> {
+  return call(h, {
+    path: `/tenants/${t.tenantId}/webhooks`,
+    method: 'POST',
+    token: t.owner.token,
+    body: hook(),
+  });
+}
 
 /** How to make the service answer each code. A new code without a way to produce it fails to compile. */
 const TRIGGERS = {
@@ -210,6 +223,30 @@ const TRIGGERS = {
     await h.db.execute(`update invitations set expires_at = now() - interval '1 minute' where id = '${id}'`);
     return call(h, { path: `/me/invitations/${id}/accept`, method: 'POST', token: invitee.token });
   },
+  WEBHOOK_NOT_FOUND: () =>
+    call(h, { path: `/tenants/${tenant.tenantId}/webhooks/${MISSING}`, token: tenant.owner.token }),
+  WEBHOOK_DELIVERY_NOT_FOUND: async () => {
+    const t = await createTenantFixture(h);
+    const { data } = await jsonOf(await registerHook(t));
+    return call(h, {
+      path: `/tenants/${t.tenantId}/webhooks/${data.webhookId}/deliveries/${MISSING}/retry`,
+      method: 'POST',
+      token: t.owner.token,
+    });
+  },
+  WEBHOOK_LIMIT_REACHED: async () => {
+    const t = await createTenantFixture(h);
+    for (let i = 0; i < WEBHOOKS_PER_OWNER_MAX; i++) expect((await registerHook(t)).status).toBe(201);
+    return registerHook(t);
+  },
+  // Loopback: refused while private networks are not allowed (the default, as in production).
+  WEBHOOK_TARGET_REFUSED: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/webhooks`,
+      method: 'POST',
+      token: tenant.owner.token,
+      body: hook('http://127.0.0.1/x'),
+    }),
   IDEMPOTENCY_KEY_IN_FLIGHT: async () => {
     // Another request holds the key (claimed, not completed): what a request on another process looks like.
     const key = randomUUID();

@@ -40,6 +40,10 @@ export const users = pgTable(
     displayName: text('display_name'),
     isSuperAdmin: boolean('is_super_admin').notNull().default(false),
     ...timestamps,
+    // Set by the erasure of the user (DELETE /admin/users/:userId, modules/users/user-erasure):
+    // the row stays, so that the ids the trail and other tables hold still name somebody, but its
+    // email, name and subject are a pseudonym or gone, and erasing it again is USER_NOT_FOUND.
+    erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }),
   },
   (table) => [
     // Member search (`q`) is a substring match: trigram indexes serve ILIKE '%...%'.

@@ -5,6 +5,7 @@ import {
   CreateMembershipBodySchema,
   CreateOwnershipTransferBodySchema,
   CreateTenantBodySchema,
+  CreateWebhookBodySchema,
   contract,
   ErrorEnvelopeSchema,
   FieldErrorSchema,
@@ -23,7 +24,11 @@ import {
   TenantSchema,
   UpdateMembershipBodySchema,
   UpdateTenantBodySchema,
+  UpdateWebhookBodySchema,
   UserSummarySchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
+  WebhookWithSecretSchema,
 } from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
@@ -32,7 +37,10 @@ import { answeredCodes, errorResponses, SHARED_ERRORS } from './error-responses.
 import { type Example, errorExample, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
 import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
 import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
+import { fixNullableSchemas } from './nullable-schemas.js';
+import { OPERATION_IDS } from './operation-ids.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
+import { WEBHOOK_REQUEST_EXAMPLES, WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
 
 /*
  * The OpenAPI document lives here, not in the contract, so that the contract (and the SDK built on
@@ -63,45 +71,16 @@ const NAMED = {
   UpdateMembershipBody: UpdateMembershipBodySchema,
   HealthReport: HealthReportSchema,
   Probe: ProbeSchema,
+  Webhook: WebhookSchema,
+  WebhookWithSecret: WebhookWithSecretSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  CreateWebhookBody: CreateWebhookBodySchema,
+  UpdateWebhookBody: UpdateWebhookBodySchema,
 };
 for (const [title, schema] of Object.entries(NAMED)) extendApi(schema, { title });
 
-/** Stable, readable operation ids, by the contract's router path. */
-export const OPERATION_IDS: Record<string, string> = {
-  'tenants.create': 'createTenant',
-  'tenants.list': 'listTenants',
-  'tenants.get': 'getTenant',
-  'tenants.update': 'updateTenant',
-  'tenants.remove': 'deleteTenant',
-  'tenants.restore': 'restoreTenant',
-  'memberships.list': 'listMemberships',
-  'memberships.get': 'getMembership',
-  'memberships.create': 'createMembership',
-  'memberships.update': 'updateMembership',
-  'memberships.remove': 'deleteMembership',
-  'memberships.suspend': 'suspendMembership',
-  'memberships.reactivate': 'reactivateMembership',
-  'invitations.create': 'createInvitation',
-  'invitations.list': 'listInvitations',
-  'invitations.get': 'getInvitation',
-  'invitations.resend': 'resendInvitation',
-  'invitations.revoke': 'revokeInvitation',
-  'invitations.listMine': 'listMyInvitations',
-  'invitations.accept': 'acceptInvitation',
-  'invitations.decline': 'declineInvitation',
-  'ownershipTransfers.create': 'createOwnershipTransfer',
-  'ownershipTransfers.get': 'getOwnershipTransfer',
-  'ownershipTransfers.cancel': 'cancelOwnershipTransfer',
-  'ownershipTransfers.listMine': 'listMyOwnershipTransfers',
-  'ownershipTransfers.accept': 'acceptOwnershipTransfer',
-  'ownershipTransfers.decline': 'declineOwnershipTransfer',
-  'auditEvents.listForTenant': 'listTenantAuditEvents',
-  'auditEvents.listAll': 'listAuditEvents',
-  'me.get': 'getMe',
-  'health.live': 'getLiveness',
-  'health.ready': 'getReadiness',
-  'health.report': 'getHealth',
-};
+/** The operation ids (operation-ids.ts), where readers of the document have always found them. */
+export { OPERATION_IDS };
 
 const INVITATIONS = {
   name: 'Invitations',
@@ -113,6 +92,12 @@ const TRANSFERS = {
   description: 'Two-step transfers of a tenant: an OWNER offers, the nominee accepts under /me',
 };
 
+const WEBHOOKS = {
+  name: 'Webhooks',
+  description:
+    "Endpoints that receive the audit trail's events as they commit: a tenant's (its OWNERs change them) and the platform's",
+};
+
 const AUDIT = {
   name: 'Audit trail',
   description: 'Every change, with who made it and the resource before and after (docs/audit.md)',
@@ -122,9 +107,16 @@ const AUDIT = {
 const TAGS = [
   { prefix: '/admin/tenants', name: 'Tenants', description: 'Platform routes: super administrators only' },
   { prefix: '/admin/audit-events', ...AUDIT },
+  { prefix: '/admin/webhooks', ...WEBHOOKS },
+  {
+    prefix: '/admin/users',
+    name: 'Users',
+    description: 'Platform routes on users: super administrators only',
+  },
   { prefix: '/tenants/{tenantId}/audit-events', ...AUDIT },
   { prefix: '/tenants/{tenantId}/invitations', ...INVITATIONS },
   { prefix: '/tenants/{tenantId}/ownership-transfers', ...TRANSFERS },
+  { prefix: '/tenants/{tenantId}/webhooks', ...WEBHOOKS },
   { prefix: '/me/invitations', ...INVITATIONS },
   { prefix: '/me/ownership-transfers', ...TRANSFERS },
   {
@@ -166,10 +158,11 @@ const ACTION_BODY_EXAMPLES: Record<string, Example> = {
   none: { summary: 'No options: send no body, or `{}`', value: {} },
 };
 
-/** Both files of examples, one map per operation (and per status), their examples side by side. */
+/** The files of examples, one map per operation (and per status), their examples side by side. */
 export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>> = mergeExamples(
   REQUEST_EXAMPLES,
   LIFECYCLE_REQUEST_EXAMPLES,
+  WEBHOOK_REQUEST_EXAMPLES,
 );
 const operationsOf = (...maps: object[]) => [...new Set(maps.flatMap((map) => Object.keys(map)))];
 export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
@@ -179,6 +172,7 @@ export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<s
       LIFECYCLE_RESPONSE_EXAMPLES,
       AUDIT_RESPONSE_EXAMPLES,
       HEALTH_RESPONSE_EXAMPLES,
+      WEBHOOK_RESPONSE_EXAMPLES,
     ).map((operationId) => [
       operationId,
       mergeExamples(
@@ -187,6 +181,7 @@ export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<s
           LIFECYCLE_RESPONSE_EXAMPLES,
           AUDIT_RESPONSE_EXAMPLES,
           HEALTH_RESPONSE_EXAMPLES,
+          WEBHOOK_RESPONSE_EXAMPLES,
         ].map((all) => (all as ByOperation<object>)[operationId] ?? {}),
       ),
     ]),
@@ -254,7 +249,7 @@ const successText = (status: string) =>
 
 /** Builds the OpenAPI document from the contract; `npm run openapi` commits its output. */
 export function buildOpenApiDocument(version: string) {
-  return generateOpenApi(
+  const document = generateOpenApi(
     contract,
     {
       info: {
@@ -289,4 +284,5 @@ export function buildOpenApiDocument(version: string) {
         describeOperation(operation as Operation, route) as typeof operation,
     },
   );
+  return fixNullableSchemas(document);
 }

@@ -2,7 +2,7 @@ import { createClient } from '@tms/client';
 import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode } from '@tms/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createSuperAdmin, createTenantFixture } from '../factories.js';
+import { addMember, createActor, createSuperAdmin, createTenantFixture } from '../factories.js';
 import { startTestServer, type TestServer } from '../harness.js';
 import { buildRequest, rawRequest } from './raw-http.js';
 import { type FuzzContext, requestArbitrary } from './request-arbitraries.js';
@@ -29,11 +29,22 @@ beforeAll(async () => {
   const transfer = await sdk.ownershipTransfers.create(tenant.tenantId, {
     toMembershipId: membershipId,
   });
+  // An endpoint of the tenant's and one of the platform's, each with its creation's delivery.
+  const hook = { url: 'https://93.184.215.14/fuzzed', events: ['*' as const] };
+  const tenantHook = await sdk.webhooks.create(tenant.tenantId, hook);
+  const platformHook = await sdk.platformWebhooks.create(hook);
+  const deliveries = [
+    ...(await sdk.webhooks.listDeliveries(tenant.tenantId, tenantHook.webhookId)).items,
+    ...(await sdk.platformWebhooks.listDeliveries(platformHook.webhookId)).items,
+  ];
   context = {
     tenantId: tenant.tenantId,
     membershipId,
     invitationId: invitation.invitationId,
     transferId: transfer.transferId,
+    webhookIds: [tenantHook.webhookId, platformHook.webhookId],
+    deliveryIds: deliveries.map((delivery) => delivery.deliveryId),
+    userId: (await createActor(h)).userId,
     validToken: admin.token,
   };
 });

@@ -5,6 +5,7 @@ import {
   MEMBERSHIP_STATUSES,
   ROLES,
   TENANT_STATUSES,
+  WEBHOOK_DELIVERY_STATUSES,
 } from '@tms/contract';
 import { type AppRoute, isAppRoute } from '@ts-rest/core';
 import fc from 'fast-check';
@@ -18,14 +19,24 @@ export type FuzzContext = {
   membershipId: string;
   invitationId: string;
   transferId: string;
+  /** The tenant's endpoint and the platform's, each with a delivery. */
+  webhookIds: string[];
+  deliveryIds: string[];
+  /** A user who may be erased (not the fuzzer's own caller). */
+  userId: string;
   validToken: string;
 };
 
-/** The context's id for a path parameter; any other name gets the membership's. */
-const idFor = (context: FuzzContext, name: string) =>
-  ({ tenantId: context.tenantId, invitationId: context.invitationId, transferId: context.transferId })[
-    name
-  ] ?? context.membershipId;
+/** The context's ids for a path parameter; any other name gets the membership's. */
+const idsFor = (context: FuzzContext, name: string): string[] =>
+  ({
+    tenantId: [context.tenantId],
+    invitationId: [context.invitationId],
+    transferId: [context.transferId],
+    webhookId: context.webhookIds,
+    deliveryId: context.deliveryIds,
+    userId: [context.userId],
+  })[name] ?? [context.membershipId];
 
 const weird = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -50,7 +61,7 @@ const weird = fc.oneof(
 
 const segment = (context: FuzzContext, name: string) =>
   fc.oneof(
-    { weight: 5, arbitrary: fc.constant(idFor(context, name)) },
+    { weight: 5, arbitrary: fc.constantFrom(...idsFor(context, name)) },
     { weight: 2, arbitrary: fc.uuid() },
     { weight: 3, arbitrary: weird.map((value) => encodeURIComponent(value)) },
     { weight: 1, arbitrary: weird },
@@ -83,6 +94,7 @@ const queryValue = fc.oneof(
     ...TENANT_STATUSES,
     'ACTIVE,SUSPENDED',
     ...AUDIT_ACTION_NAMES,
+    ...WEBHOOK_DELIVERY_STATUSES,
     '2025-03-12T13:20:05.441Z',
     '2025-03-12',
     '00000000-0000-0000-0000-000000000000',
@@ -126,6 +138,27 @@ const jsonBody = fc.oneof(
         weird,
         fc.constant(null),
       ),
+      // Webhook endpoints. Names are never resolved by the network (the harness's resolver), and
+      // nothing is ever delivered (no test server runs the delivery worker).
+      url: fc.oneof(
+        fc.webUrl(),
+        fc.constantFrom(
+          'https://93.184.215.14/hook',
+          'http://127.0.0.1:9/x',
+          'http://localhost/x',
+          'http://[::1]/x',
+          'http://169.254.169.254/latest/meta-data',
+          'https://user:pw@93.184.215.14/x',
+        ),
+        weird,
+      ),
+      events: fc.oneof(
+        fc.subarray([...AUDIT_ACTION_NAMES, '*'], { minLength: 0 }),
+        fc.array(weird, { maxLength: 3 }),
+        weird,
+      ),
+      description: fc.oneof(weird, fc.constant(null)),
+      enabled: fc.oneof(fc.boolean(), weird),
     },
     { requiredKeys: [] },
   ),

@@ -10,6 +10,7 @@ const PURGE_BATCH = 1000;
  * The table refuses deletes (migration 0007) unless the transaction says it maintains the trail:
  * this one does, with SET LOCAL, which ends with it. Sequences are not renumbered: a reader
  * still sees where the history it has starts. SKIP LOCKED: two processes purging share the work.
+ * The webhook deliveries of that age that are finished go too. Answers the events removed.
  */
 export async function purgeExpiredAuditEvents(
   db: Database,
@@ -29,6 +30,28 @@ export async function purgeExpiredAuditEvents(
         returning id`);
       return rowCount(rows);
     });
+    purged += removed;
+    if (removed < batchSize) break;
+  }
+  await purgeFinishedDeliveries(db, cutoff, batchSize);
+  return purged;
+}
+
+/**
+ * Webhook deliveries that are done with (DELIVERED or FAILED) go with their events, batch by
+ * batch. PENDING ones stay, whatever their age (a disabled endpoint's queue waits for it to be
+ * enabled again): the worker fails one whose event is gone when it reaches the head.
+ */
+async function purgeFinishedDeliveries(db: Database, cutoff: Date, batchSize: number): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const rows = await db.execute<{ id: string }>(sql`
+      delete from webhook_deliveries where id in (
+        select id from webhook_deliveries
+        where status in ('DELIVERED', 'FAILED') and created_at < ${cutoff.toISOString()}::timestamptz
+        limit ${batchSize} for update skip locked)
+      returning id`);
+    const removed = rowCount(rows);
     purged += removed;
     if (removed < batchSize) return purged;
   }

@@ -1,5 +1,5 @@
 import type { Role } from '@tms/contract';
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
@@ -45,6 +45,7 @@ const NEW_ROW_DEFAULTS = {
     isSuperAdmin: sql<boolean>`false`.as('is_super_admin'),
     createdAt: sql<Date>`now()`.as('created_at'),
     updatedAt: sql<Date>`now()`.as('updated_at'),
+    erasedAt: sql<Date | null>`null::timestamptz`.as('erased_at'),
   },
   membership: {
     version: sql<number>`1`.as('version'),
@@ -117,7 +118,8 @@ const addUser = preparedPer((db) => {
     db
       .select(PERSON)
       .from(users)
-      .where(eq(users.id, sql.placeholder('userId'))),
+      // An erased user is no one any more: not found, so never a member again under the pseudonym.
+      .where(and(eq(users.id, sql.placeholder('userId')), isNull(users.erasedAt))),
   );
   return db
     .with(named, added)

@@ -1,4 +1,4 @@
-import { eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
@@ -72,7 +72,8 @@ export async function claimOrInsertUser(
         displayName: user.displayName,
         updatedAt: sql`now()`,
       },
-      setWhere: isNull(users.subject),
+      // Never an erased record (its address is a pseudonym no one should verify, but none may).
+      setWhere: and(isNull(users.subject), isNull(users.erasedAt)),
     })
     .returning();
   return row;
@@ -129,7 +130,8 @@ export async function updateUserClaims(
       ...(claims.displayName !== undefined ? { displayName: claims.displayName } : {}),
       updatedAt: sql`now()`,
     })
-    .where(eq(users.id, userId))
+    // A refresh that waited on an erasure must not write the person back onto the erased record.
+    .where(and(eq(users.id, userId), isNull(users.erasedAt)))
     .returning();
   return row;
 }

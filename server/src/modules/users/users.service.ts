@@ -23,7 +23,7 @@ export async function getOrInviteUser(
 ): Promise<UserRow> {
   if ('userId' in reference) {
     const user = await findUserById(db, reference.userId);
-    if (!user) throw new UserNotFoundError(reference.userId);
+    if (!user || user.erasedAt) throw new UserNotFoundError(reference.userId);
     return user;
   }
   return findOrInsertInvitedUser(db, emailIdentityOf(reference.email, emailPath));
