@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { connect as netConnect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -9,12 +8,16 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config.js';
+import { AbandonedBackends } from './abandoned-backends.js';
 import { migrateData } from './data-migrations.js';
 import type { Database } from './database.js';
+import { probeHost } from './host-probe.js';
+import { type HostList, HostSelector, parseHostList } from './host-selection.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { lockDataDirectory } from './pglite-lock.js';
 import { forTransactionPooler, SAFETY_TIMEOUTS } from './pooler.js';
 import * as schema from './schema.js';
+import { Sockets } from './sockets.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -23,7 +26,7 @@ export type DatabaseHandle = {
   kind: DatabaseConfig['kind'];
   close(): Promise<void>;
   /**
-   * Destroys the pool's connections, stuck ones included (see Sockets in client.ts); true if it did
+   * Destroys the pool's connections, stuck ones included (see sockets.ts); true if it did
    * (it refuses to more than once every few seconds). PostgreSQL only.
    */
   recycle?(): boolean;
@@ -47,54 +50,21 @@ export async function openDatabase(
 
 type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefined;
 
-/**
- * postgres.js has no query timeout: a connection whose peer went silent keeps its pool slot until
- * TCP gives up (minutes, or never behind some proxies). The driver is given its sockets by us, so
- * that `recycle` can destroy them: the driver sees its connections close, fails what was on them
- * (503) and connects afresh on the next query. The pool, and the database handle, stay the same.
- */
-class Sockets {
-  private readonly open = new Set<Socket>();
-  private next = 0;
-  private recycledAt = 0;
-
-  /**
-   * postgres.js's `socket` option: a socket to the next host of the URL, in turn. Returned before it
-   * connects: the driver's first writes wait in the socket, and a refused or slow connection
-   * reaches the driver as the socket's error and close, as with the sockets it makes itself (its
-   * connect_timeout included).
-   */
-  readonly connect = (options: { host: string[]; port: number[]; path?: string }): Socket => {
-    const index = this.next++ % options.host.length;
-    const host = options.host[index] as string;
-    const port = options.port[index] ?? (options.port[0] as number);
-    const socket = options.path ? netConnect(options.path) : netConnect(port, host);
-    // Read by the driver for TLS (servername) and in its errors.
-    Object.assign(socket, { host, port });
-    this.open.add(socket);
-    socket.once('close', () => this.open.delete(socket));
-    return socket;
-  };
-
-  /** Destroys every connection, those stuck on a silent peer included; at most once every few seconds. */
-  destroyAll(): boolean {
-    if (Date.now() - this.recycledAt < RECYCLE_INTERVAL_MS) return false;
-    this.recycledAt = Date.now();
-    for (const socket of this.open) socket.destroy();
-    return true;
-  }
-}
-
-/** At most one recycling this often, so that an outage does not churn connections. */
-const RECYCLE_INTERVAL_MS = 5000;
-
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   logger: QueryLogger,
 ): Promise<DatabaseHandle> {
-  await migratePostgres(config, MIGRATIONS_FOLDER);
+  const hosts = parseHostList(config.url);
+  const selector = hosts && selectorFor(hosts);
+  // The migrations run on the primary of a multi-host URL: postgres.js alone may pick a standby.
+  const url = hosts && selector ? hosts.urlFor(await selector.writableHost()) : config.url;
+  await migratePostgres(
+    { ...config, url, directUrl: await writableUrl(config.directUrl) },
+    MIGRATIONS_FOLDER,
+  );
   const pooled = config.pooler === 'transaction';
-  const sockets = new Sockets();
+  const backends = pooled ? undefined : new AbandonedBackends();
+  const sockets = new Sockets(selector, backends);
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
   const options: postgres.Options<Record<string, never>> & { socket: Sockets['connect'] } = {
     max: config.poolSize,
@@ -107,18 +77,52 @@ async function openPostgres(
     // Behind a transaction pooler a named statement may reach a server connection that never
     // prepared it; the timeouts are set per transaction there instead (see pooler.ts).
     ...(pooled && { prepare: false }),
+    ...(selector && FOLLOW_THE_PRIMARY),
     connection: {
-      application_name: 'tenant-membership-service',
+      application_name: APPLICATION_NAME,
       ...(!pooled && SAFETY_TIMEOUTS),
     },
   };
-  const client = postgres(config.url, options);
+  const client = postgres(url, options);
   return {
     db: drizzlePostgres(pooled ? forTransactionPooler(client) : client, { schema, logger }),
     kind: 'postgres',
     close: () => client.end({ timeout: 5 }),
-    recycle: () => sockets.destroyAll(),
+    recycle: () => {
+      if (!sockets.destroyAll()) return false;
+      // The backends left behind may hold locks with no timeout to end them: ask the database.
+      void backends?.terminate(client, APPLICATION_NAME);
+      return true;
+    },
   };
+}
+
+const APPLICATION_NAME = 'tenant-membership-service';
+
+/**
+ * The pool's settings with a multi-host URL, beside the host selection of the sockets.
+ * - `target_session_attrs: 'primary'`: the driver checks each new connection's `in_hot_standby`
+ *   (reported by PostgreSQL 14+ at startup, queried on older servers) and leaves a standby, its
+ *   query failed with CONNECTION_DESTROYED (a 503); the socket's close then makes the selector
+ *   probe again. A guard for a host that turned standby since its probe. (Not `read-write`,
+ *   which postgres.js 3.4.9 gets wrong on PostgreSQL 14+: see host-selection.ts.)
+ * - `backoff`: the driver waits this long before a connection's next attempt, growing with
+ *   every failure up to 20 s by default: after a failover's gap, the promoted primary would wait
+ *   that long. The selector already bounds the probing of the hosts, so at most 1 s here.
+ */
+export const FOLLOW_THE_PRIMARY = {
+  target_session_attrs: 'primary',
+  backoff: (retries: number) => Math.min(1, 0.01 * 3 ** retries) * (0.5 + Math.random() / 2),
+} as const;
+
+function selectorFor(hosts: HostList): HostSelector {
+  return new HostSelector(hosts.addresses, (address) => probeHost(hosts.urlFor(address), address));
+}
+
+/** A single-host URL unchanged; for a multi-host one, the same URL for the host that takes writes now. */
+async function writableUrl(url: string | undefined): Promise<string | undefined> {
+  const hosts = url === undefined ? undefined : parseHostList(url);
+  return hosts ? hosts.urlFor(await selectorFor(hosts).writableHost()) : url;
 }
 
 async function openPglite(dataDir: string, logger: QueryLogger): Promise<DatabaseHandle> {
@@ -144,8 +148,17 @@ async function openPglite(dataDir: string, logger: QueryLogger): Promise<Databas
   }
 }
 
-/** Whether the database answers and the schema is migrated. */
+/**
+ * Whether the database answers, is migrated, and takes writes. A hot standby (a failover not
+ * finished, or a URL that names the wrong node) answers reads but refuses every write (25006):
+ * not ready. `transaction_read_only` is on there, and on a primary set read-only. The subquery
+ * reads no row: it only makes the statement fail where the schema is missing.
+ */
 export async function isDatabaseReady(db: Database): Promise<boolean> {
-  await db.execute(sql`select 1 from tenant_memberships limit 0`);
-  return true;
+  const result: unknown = await db.execute(sql`
+    select current_setting('transaction_read_only') as read_only,
+      exists (select 1 from tenant_memberships limit 0) as migrated`);
+  // postgres.js answers the rows, PGlite `{ rows }`.
+  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
+  return (rows[0] as { read_only?: string } | undefined)?.read_only === 'off';
 }

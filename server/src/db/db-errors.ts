@@ -32,12 +32,17 @@ const CONNECTION_CODES = new Set([
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
   'QUERY_TIMEOUT',
+  'NO_WRITABLE_HOST', // host-selection.ts: every host of a multi-host URL is down or a standby
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
   '57014', // query_canceled: statement_timeout
   '25P03', // idle_in_transaction_session_timeout
+  // A write reached a node that takes none: a hot standby (the primary failed over, or the URL or
+  // a balancer points at the wrong node), or a primary set read-only. The service never opens a
+  // read-only transaction itself, so this is the database's state, not a bad query; it passes.
+  '25006', // read_only_sql_transaction
   // Not an outage, but as transient: PostgreSQL broke a lock cycle by aborting this transaction,
   // and the same request sent again succeeds.
   '40P01', // deadlock_detected

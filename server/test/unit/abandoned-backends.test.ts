@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { backendPidIn } from '../../src/db/abandoned-backends.js';
+
+/** One server message: a type byte, an int32 length counting itself, the body. */
+const message = (type: string, body: Buffer) => {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'latin1');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+};
+const int32s = (...values: number[]) => {
+  const buffer = Buffer.alloc(4 * values.length);
+  values.forEach((value, index) => buffer.writeInt32BE(value, 4 * index));
+  return buffer;
+};
+const authOk = message('R', int32s(0));
+const parameter = message('S', Buffer.from('server_version\u000015.4\u0000', 'latin1'));
+const keyData = message('K', int32s(48213, 991));
+const ready = message('Z', Buffer.from('I', 'latin1'));
+
+describe("reading a backend's pid off the startup answer", () => {
+  it('finds BackendKeyData after authentication and parameters', () => {
+    expect(backendPidIn(Buffer.concat([authOk, parameter, parameter, keyData, ready]))).toBe(48213);
+  });
+
+  it('waits for more while the answer is cut anywhere before the pid', () => {
+    const whole = Buffer.concat([authOk, parameter, keyData]);
+    for (let end = 0; end < whole.length - 4; end++)
+      expect(backendPidIn(whole.subarray(0, end))).toBeUndefined();
+  });
+
+  it("skips the 'N' refusing TLS, and gives up on 'S' (TLS follows), an error, or ReadyForQuery first", () => {
+    expect(backendPidIn(Buffer.concat([Buffer.from('N'), authOk, keyData]))).toBe(48213);
+    expect(backendPidIn(Buffer.from('S'))).toBeNull();
+    expect(
+      backendPidIn(Buffer.concat([message('E', Buffer.from('SFATAL\u0000\u0000')), keyData])),
+    ).toBeNull();
+    expect(backendPidIn(Buffer.concat([authOk, ready, keyData]))).toBeNull();
+  });
+});
