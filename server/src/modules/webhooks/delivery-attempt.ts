@@ -19,6 +19,8 @@ export type AttemptSettings = {
   random?: () => number;
   /** The signature's timestamp: the wall clock, which receivers compare theirs to (±5 min). */
   signingClock?: () => Date;
+  /** Told when the send starts: from then on, a shutdown waits for this attempt to be recorded. */
+  onSend?: () => void;
 };
 
 /** What became of the head: nothing due, sent (with its outcome), or failed without a send. */
@@ -59,6 +61,7 @@ export async function attemptHead(
     return { kind: 'event-gone', deliveryId };
   }
   const body = webhookBody(head.event);
+  settings.onSend?.();
   const outcome = await sendWebhook(
     { url: head.endpoint.url, headers: signedHeaders(head, body, now, settings), body },
     settings.sender,

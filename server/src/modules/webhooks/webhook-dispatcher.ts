@@ -52,6 +52,8 @@ export class WebhookDispatcher {
   private workers: Promise<void>[] = [];
   /** Wakes the workers that wait for their next poll (stop()). */
   private readonly sleepers = new Set<() => void>();
+  /** Attempts whose send has started: stop() waits for these to be recorded, and only these. */
+  private readonly sending = new Set<Promise<unknown>>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.claims = createDeliveryClaims(options.db, options.kind);
@@ -75,9 +77,11 @@ export class WebhookDispatcher {
   }
 
   /**
-   * No new attempt starts; waits for those in flight, at most `graceMs` (SIGTERM: the database
-   * must not close under a send whose outcome is being recorded). One still running past it is
-   * rolled back with the connection and sent again later: at least once.
+   * No new attempt starts; waits for the sends in flight to be recorded, at most `graceMs`
+   * (SIGTERM: the database must not close under a send whose outcome is being recorded). One still
+   * running past it is rolled back with the connection and sent again later: at least once. A
+   * worker that is only looking for work (a query on a database that does not answer, in an
+   * outage) is not waited for: the shutdown must not last longer for it.
    */
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     if (!this.running) return;
@@ -89,7 +93,7 @@ export class WebhookDispatcher {
       timer = setTimeout(resolve, graceMs);
       timer.unref();
     });
-    await Promise.race([Promise.all(this.workers), timeout]);
+    await Promise.race([Promise.allSettled([...this.sending]), timeout]);
     clearTimeout(timer);
     this.workers = [];
   }
@@ -143,9 +147,15 @@ export class WebhookDispatcher {
     // A worker between its search and its claim when stop() came: no new send starts.
     if (this.stopping) return { kind: 'idle' };
     let result = { kind: 'idle' } as AttemptResult;
-    await this.claims.withEndpoint(endpointId, async (session) => {
-      result = await attemptHead(session, endpointId, now, this.settings);
-    });
+    // attemptHead reads onSend when its send starts, after the claim: `tracked` exists by then.
+    const settings: AttemptSettings = { ...this.settings };
+    const tracked: Promise<boolean> = this.claims
+      .withEndpoint(endpointId, async (session) => {
+        result = await attemptHead(session, endpointId, now, settings);
+      })
+      .finally(() => this.sending.delete(tracked));
+    settings.onSend = () => this.sending.add(tracked);
+    await tracked;
     this.log(endpointId, result);
     return result;
   }
