@@ -31,6 +31,8 @@ export type DispatcherOptions = {
 const CANDIDATES = 64;
 /** Deliveries in a row to one endpoint by one worker before it looks at the others again. */
 const STREAK = 20;
+/** A batch (see attempt) ends after this long, so that its outcomes are committed soon. */
+const BATCH_MS = 1000;
 /** stop() waits this long for sends in flight: one full send, and its recording. */
 const STOP_GRACE_MS = TOTAL_TIMEOUT_MS + 2_000;
 
@@ -49,7 +51,6 @@ export class WebhookDispatcher {
   private readonly settings: AttemptSettings;
   private running = false;
   private stopping = false;
-  private workers: Promise<void>[] = [];
   /** Wakes the workers that wait for their next poll (stop()). */
   private readonly sleepers = new Set<() => void>();
   /** Attempts whose send has started: stop() waits for these to be recorded, and only these. */
@@ -73,7 +74,8 @@ export class WebhookDispatcher {
     if (this.running) return;
     this.running = true;
     this.stopping = false;
-    this.workers = Array.from({ length: Math.max(1, this.options.concurrency) }, () => this.work());
+    // Not awaited by stop(): a worker only looking for work ends on its own once running is false.
+    for (let n = 0; n < Math.max(1, this.options.concurrency); n++) void this.work();
   }
 
   /**
@@ -95,7 +97,6 @@ export class WebhookDispatcher {
     });
     await Promise.race([Promise.allSettled([...this.sending]), timeout]);
     clearTimeout(timer);
-    this.workers = [];
   }
 
   /**
@@ -129,21 +130,28 @@ export class WebhookDispatcher {
   private async attemptNext(
     now: Date,
     preferred?: string,
+    batch = 1,
   ): Promise<{ endpointId?: string; result: AttemptResult }> {
     if (preferred) {
-      const result = await this.attempt(preferred, now);
+      const result = await this.attempt(preferred, now, batch);
       if (result.kind !== 'idle') return { endpointId: preferred, result };
     }
     for (const endpointId of await findDueEndpoints(this.options.db, now, CANDIDATES)) {
       if (endpointId === preferred) continue;
-      const result = await this.attempt(endpointId, now);
+      const result = await this.attempt(endpointId, now, batch);
       if (result.kind !== 'idle') return { endpointId, result };
     }
     return { result: { kind: 'idle' } };
   }
 
-  /** Idle if somebody else holds the endpoint, or its head is not due (any more). */
-  private async attempt(endpointId: string, now: Date): Promise<AttemptResult> {
+  /**
+   * Idle if somebody else holds the endpoint, or its head is not due (any more). With `batch` > 1
+   * (the background workers; runOnce and drain make one attempt each), the claim is kept for the
+   * next heads while each is delivered, up to `batch` of them or BATCH_MS: one claim, and on
+   * PostgreSQL one transaction, for the lot (two statements a delivery instead of five). A crash
+   * before its commit sends the batch's deliveries again: at least once, as always.
+   */
+  private async attempt(endpointId: string, now: Date, batch = 1): Promise<AttemptResult> {
     // A worker between its search and its claim when stop() came: no new send starts.
     if (this.stopping) return { kind: 'idle' };
     let result = { kind: 'idle' } as AttemptResult;
@@ -151,7 +159,14 @@ export class WebhookDispatcher {
     const settings: AttemptSettings = { ...this.settings };
     const tracked: Promise<boolean> = this.claims
       .withEndpoint(endpointId, async (session) => {
-        result = await attemptHead(session, endpointId, now, settings);
+        const started = performance.now();
+        for (let n = 0; n < batch; n++) {
+          if (n > 0 && (this.stopping || performance.now() - started > BATCH_MS)) break;
+          const attempt = await attemptHead(session, endpointId, n === 0 ? now : new Date(), settings);
+          if (n > 0 && attempt.kind === 'idle') break;
+          result = attempt;
+          if (attempt.kind !== 'sent' || !attempt.outcome.delivered) break;
+        }
       })
       .finally(() => this.sending.delete(tracked));
     settings.onSend = () => this.sending.add(tracked);
@@ -168,7 +183,7 @@ export class WebhookDispatcher {
       // After a streak on one endpoint, the search again: the longest waiting come first.
       const first = streak < STREAK ? preferred : undefined;
       try {
-        next = await this.attemptNext(new Date(), first);
+        next = await this.attemptNext(new Date(), first, STREAK);
       } catch (error) {
         // The database is away (or the attempt's transaction failed: it is sent again later).
         this.options.logger?.warn({ err: error }, 'webhook delivery worker: attempt failed; retrying');
