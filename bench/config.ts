@@ -76,6 +76,8 @@ export const config = {
    */
   floorFramework: env.BENCH_FLOOR_FRAMEWORK || undefined,
   out: env.BENCH_OUT,
+  /** Platform webhook endpoints seeded (every change then writes that many outbox rows); see run.ts. */
+  webhookEndpoints: num('BENCH_WEBHOOK_ENDPOINTS', 0),
 };
 for (const name of [...config.scenarios, config.memoryScenario]) {
   if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario ${name}; known: ${SCENARIOS.join(', ')}`);

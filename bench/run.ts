@@ -89,10 +89,25 @@ async function prepare(db: BenchDatabase, secret: string, fixtureFile: string) {
     ),
   };
   writeFileSync(fixtureFile, JSON.stringify(fixture));
+  await registerWebhookEndpoints(sql, config.webhookEndpoints);
   // PGlite belongs to one process: the harness lets go before the servers open it.
   if (db.kind === 'pglite') await sql.close();
   else cleanups.push(() => sql.close());
   return { sql: db.kind === 'postgres' ? sql : undefined, describe, seeded, seedSeconds };
+}
+
+/**
+ * BENCH_WEBHOOK_ENDPOINTS=n: n platform endpoints for every event, so each change also writes n
+ * outbox rows. Nothing delivers them (the service runs with WEBHOOK_POLL_INTERVAL_MS=0 then): the
+ * bench measures what writing the outbox costs; `npm run bench:webhooks` measures delivery.
+ */
+async function registerWebhookEndpoints(sql: Awaited<ReturnType<BenchDatabase['open']>>, count: number) {
+  for (let n = 0; n < count; n++) {
+    await sql.query(
+      `insert into webhook_endpoints (id, url, events, secret)
+       values (gen_random_uuid(), 'http://127.0.0.1:9/never-delivered', '{*}', 'whsec_' || md5(random()::text))`,
+    );
+  }
 }
 
 async function main() {
@@ -123,6 +138,7 @@ async function main() {
     HOST: '127.0.0.1',
     LOG_LEVEL: config.logLevel,
     RATE_LIMIT_MAX: '1000000000',
+    ...(config.webhookEndpoints > 0 && { WEBHOOK_POLL_INTERVAL_MS: '0' }),
   };
   const startFloor = (name: string, extra: Record<string, string> = {}) =>
     startServer(name, [...profileArgs(name), '--import', 'tsx', 'bench/bare-server.ts'], {
@@ -233,6 +249,11 @@ async function main() {
       'PGlite: the bare handler runs on a copy of the seeded data directory, opened in its own process ' +
         'with the same PGlite as the service, so both sides have one embedded database each. The targets are ' +
         'PostgreSQL targets and are not judged here.',
+    );
+  if (config.webhookEndpoints > 0)
+    notes.push(
+      `${config.webhookEndpoints} platform webhook endpoint(s) for every event: each change writes its audit ` +
+        'event and that many outbox rows (not delivered in this run: WEBHOOK_POLL_INTERVAL_MS=0).',
     );
   if (config.profile) notes.push('Profiled run (--cpu-prof): figures are lower than without the profiler.');
   const report: Report = {
