@@ -10,7 +10,7 @@ const message = (type: string, body: Buffer) => {
 };
 const int32s = (...values: number[]) => {
   const buffer = Buffer.alloc(4 * values.length);
-  values.forEach((value, index) => buffer.writeInt32BE(value, 4 * index));
+  for (const [index, value] of values.entries()) buffer.writeInt32BE(value, 4 * index);
   return buffer;
 };
 const authOk = message('R', int32s(0));
