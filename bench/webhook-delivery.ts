@@ -46,7 +46,7 @@ async function main() {
       ...database.serviceEnv,
       PORT: '0',
       NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       AUTH_JWT_SECRET: secret,
       SUPER_ADMIN_SUBJECTS: 'bench-admin',
       RATE_LIMIT_MAX: '0',
@@ -144,6 +144,15 @@ async function main() {
       serviceCpuSeconds: Math.round(cpu * 100) / 100,
     };
     say(JSON.stringify(report, null, 2));
+    if (env.BENCH_LOG_LEVEL)
+      say(
+        service
+          .output()
+          .split('\n')
+          .filter((l) => /webhook/.test(l))
+          .slice(-15)
+          .join('\n'),
+      );
     const out = env.BENCH_OUT ?? join(ROOT, 'bench/results/webhooks');
     writeFileSync(`${out}.json`, `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(`${out}.md`, markdown(report));

@@ -33,7 +33,13 @@ export async function startReceiver() {
         return;
       }
       const id = headers['webhook-id'] ?? '';
-      if (seen.has(id)) duplicates += 1;
+      if (seen.has(id)) {
+        // At least once: a delivery sent again (its run was cut off before it was recorded). Its
+        // order was judged when it first came.
+        duplicates += 1;
+        res.writeHead(204).end();
+        return;
+      }
       seen.add(id);
       const scope = event.data.tenantId ?? 'platform';
       if ((lastSequence.get(scope) ?? 0) >= event.data.sequence) outOfOrder += 1;

@@ -51,11 +51,13 @@ export type QueueHead = {
 };
 
 /**
- * The head of the endpoint's queue, due or not (a head that backs off still holds its place), or
- * undefined if the queue is empty or the endpoint is disabled (its queue waits).
+ * The first `limit` deliveries of an enabled endpoint's queue, in order, due or not (a head that
+ * backs off still holds its place); empty if the queue is empty or the endpoint is disabled (its
+ * queue waits). Only the first is the head now; the others become it in turn as it is delivered,
+ * which is how a worker sends several in a row on one read.
  */
-export async function findQueueHead(db: Executor, endpointId: string): Promise<QueueHead | undefined> {
-  const [head] = await db
+export async function findQueueHeads(db: Executor, endpointId: string, limit: number): Promise<QueueHead[]> {
+  return db
     .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: auditEvents })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
@@ -68,8 +70,7 @@ export async function findQueueHead(db: Executor, endpointId: string): Promise<Q
       ),
     )
     .orderBy(asc(webhookDeliveries.position))
-    .limit(1);
-  return head;
+    .limit(limit);
 }
 
 /** One attempt's result, as the delivery keeps it. */
@@ -92,25 +93,37 @@ const isHeadAsRead = (delivery: WebhookDeliveryRow) =>
     eq(webhookDeliveries.attempts, delivery.attempts),
   );
 
-/** A 2xx: the delivery is done, and the endpoint is no longer failing. */
-export async function recordDelivered(tx: Executor, head: QueueHead, attempt: AttemptRecord): Promise<void> {
-  await tx
-    .update(webhookDeliveries)
-    .set({
-      status: 'DELIVERED',
-      attempts: head.delivery.attempts + 1,
-      lastAttemptAt: attempt.at,
-      lastStatusCode: attempt.statusCode,
-      lastError: null,
-      lastResponse: attempt.response,
-      deliveredAt: attempt.at,
-    })
-    .where(isHeadAsRead(head.delivery));
-  if (head.endpoint.failingSince) {
+/**
+ * 2xx answers, in queue order: those deliveries are done, and the endpoint is no longer failing.
+ * One statement for all of them: a worker records a run of deliveries at once.
+ */
+export async function recordDelivered(
+  tx: Executor,
+  delivered: readonly { head: QueueHead; attempt: AttemptRecord }[],
+): Promise<void> {
+  const [first] = delivered;
+  if (!first) return;
+  const done = delivered.map(({ head, attempt }) => ({
+    id: head.delivery.id,
+    attempts: head.delivery.attempts + 1,
+    at: attempt.at.toISOString(),
+    status_code: attempt.statusCode,
+    response: attempt.response,
+  }));
+  // isHeadAsRead's guard, row by row: still PENDING, with the attempts it was read with. One jsonb
+  // parameter, which both drivers send alike (PGlite does not take arrays with nulls as parameters).
+  await tx.execute(sql`
+    update webhook_deliveries delivery set status = 'DELIVERED', attempts = done.attempts,
+      last_attempt_at = done.at, last_status_code = done.status_code, last_error = null,
+      last_response = done.response, delivered_at = done.at
+    from jsonb_to_recordset(${JSON.stringify(done)}::jsonb)
+      as done(id uuid, attempts int, at timestamptz, status_code int, response text)
+    where delivery.id = done.id and delivery.status = 'PENDING' and delivery.attempts = done.attempts - 1`);
+  if (first.head.endpoint.failingSince) {
     await tx
       .update(webhookEndpoints)
       .set({ failingSince: null })
-      .where(eq(webhookEndpoints.id, head.endpoint.id));
+      .where(eq(webhookEndpoints.id, first.head.endpoint.id));
   }
 }
 

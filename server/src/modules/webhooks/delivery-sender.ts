@@ -1,4 +1,4 @@
-import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -12,6 +12,7 @@ import {
   TargetRefused,
   TargetUnresolved,
 } from './target-address.js';
+import type { TargetAgents } from './target-agents.js';
 
 /** What one attempt came to, as the delivery records it. */
 export type AttemptOutcome = {
@@ -33,6 +34,8 @@ export type SenderOptions = {
   connectTimeoutMs?: number;
   /** Until the status and the kept part of the body are in, connection included. */
   totalTimeoutMs?: number;
+  /** Keep-alive connections per checked address; without, a fresh connection per attempt. */
+  agents?: TargetAgents;
 };
 
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -58,10 +61,16 @@ export async function sendWebhook(request: WebhookRequest, options: SenderOption
     if (error instanceof TargetRefused) return failure(`refused: ${error.message}`);
     return failure(`refused: ${(error as Error).message}`);
   }
-  return post(target, request, {
+  const timeouts = {
     connectMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     totalMs: options.totalTimeoutMs ?? TOTAL_TIMEOUT_MS,
-  });
+  };
+  const agent = options.agents?.agentFor(target) ?? false;
+  const first = await post(target, request, timeouts, agent);
+  // A kept connection that the receiver closed while it was idle fails at once, before any answer:
+  // the request never reached it, so it is sent again, once, on a new connection (Node's own advice
+  // for `reusedSocket`), rather than backing off for a failure of ours.
+  return first.staleConnection ? post(target, request, timeouts, agent) : first;
 }
 
 const failure = (error: string): AttemptOutcome => ({
@@ -71,11 +80,14 @@ const failure = (error: string): AttemptOutcome => ({
   response: null,
 });
 
+type PostOutcome = AttemptOutcome & { staleConnection?: boolean };
+
 function post(
   target: CheckedTarget,
   request: WebhookRequest,
   timeouts: { connectMs: number; totalMs: number },
-): Promise<AttemptOutcome> {
+  agent: Agent | false,
+): Promise<PostOutcome> {
   const { url, address, family } = target;
   // Whatever resolution the client would make answers the checked address: no second lookup.
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
@@ -95,27 +107,31 @@ function post(
       'user-agent': 'tenant-membership-service-webhooks',
     },
     lookup: pinned,
-    // A fresh connection per attempt: a pooled socket could outlive the address check it was made on.
-    agent: false,
+    // Only connections made to this checked address (see TargetAgents), or a fresh one.
+    agent,
   };
-  return new Promise<AttemptOutcome>((resolve) => {
+  return new Promise<PostOutcome>((resolve) => {
     let settled = false;
-    const settle = (outcome: AttemptOutcome) => {
+    /** `reusable`: the answer was read to its end, so the connection may serve the next attempt. */
+    const settle = (outcome: PostOutcome, reusable = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(connectTimer);
       clearTimeout(totalTimer);
-      req.destroy();
+      if (!reusable) req.destroy();
       resolve(outcome);
     };
     const req: ClientRequest = (url.protocol === 'https:' ? httpsRequest : httpRequest)(options, (res) =>
-      readKept(res, (response) =>
-        settle({
-          delivered: res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300,
-          statusCode: res.statusCode ?? null,
-          error: null,
-          response,
-        }),
+      readKept(res, (response, whole) =>
+        settle(
+          {
+            delivered: res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300,
+            statusCode: res.statusCode ?? null,
+            error: null,
+            response,
+          },
+          whole,
+        ),
       ),
     );
     const connectTimer = setTimeout(() => settle(failure('connect timeout')), timeouts.connectMs);
@@ -124,32 +140,40 @@ function post(
       if (!socket.connecting) clearTimeout(connectTimer);
       else socket.once('connect', () => clearTimeout(connectTimer));
     });
-    req.on('error', (error) => settle(failure(describeError(error))));
+    req.on('error', (error: Error & { code?: string }) =>
+      settle({
+        ...failure(describeError(error)),
+        staleConnection: req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE'),
+      }),
+    );
     req.end(body);
   });
 }
 
-/** Reads at most WEBHOOK_RESPONSE_KEPT_BYTES of the body, then stops: a receiver cannot fill our memory. */
-function readKept(res: IncomingMessage, done: (kept: string | null) => void) {
+/**
+ * Reads at most WEBHOOK_RESPONSE_KEPT_BYTES of the body, then stops: a receiver cannot fill our
+ * memory. `whole`: the body ended within that (the connection is then free for the next attempt).
+ */
+function readKept(res: IncomingMessage, done: (kept: string | null, whole: boolean) => void) {
   const decoder = new StringDecoder('utf8');
   let kept = '';
   let bytes = 0;
-  const finish = () => {
+  const finish = (whole: boolean) => {
     // Cut at a character boundary (the decoder holds a split one back); PostgreSQL text refuses NUL.
     const text = kept.replace(/\0/g, '');
-    done(text === '' ? null : text);
+    done(text === '' ? null : text, whole);
   };
   res.on('data', (chunk: Buffer) => {
     const room = WEBHOOK_RESPONSE_KEPT_BYTES - bytes;
     const part = chunk.subarray(0, room);
     bytes += part.length;
     kept += decoder.write(part);
-    if (bytes >= WEBHOOK_RESPONSE_KEPT_BYTES) finish();
+    if (bytes >= WEBHOOK_RESPONSE_KEPT_BYTES || part.length < chunk.length) finish(false);
   });
-  res.once('end', finish);
+  res.once('end', () => finish(true));
   // The status is in: a body cut short is still an answer.
-  res.on('error', finish);
-  res.once('close', finish);
+  res.on('error', () => finish(false));
+  res.once('close', () => finish(false));
 }
 
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;

@@ -1,11 +1,12 @@
 import type { DatabaseHandle } from '../../db/client.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
-import { type AttemptResult, type AttemptSettings, attemptHead } from './delivery-attempt.js';
+import { type AttemptResult, type AttemptSettings, attemptHeads } from './delivery-attempt.js';
 import { createDeliveryClaims, type DeliveryClaims } from './delivery-claims.js';
 import { findDueEndpoints } from './delivery-queue.repository.js';
 import { TOTAL_TIMEOUT_MS } from './delivery-sender.js';
 import type { Resolver, TargetPolicy } from './target-address.js';
+import { TargetAgents } from './target-agents.js';
 
 export type DispatcherOptions = {
   db: Database;
@@ -55,6 +56,7 @@ export class WebhookDispatcher {
   private readonly sleepers = new Set<() => void>();
   /** Attempts whose send has started: stop() waits for these to be recorded, and only these. */
   private readonly sending = new Set<Promise<unknown>>();
+  private readonly agents = new TargetAgents();
 
   constructor(private readonly options: DispatcherOptions) {
     this.claims = createDeliveryClaims(options.db, options.kind);
@@ -64,6 +66,7 @@ export class WebhookDispatcher {
         resolve: options.resolve,
         connectTimeoutMs: options.connectTimeoutMs,
         totalTimeoutMs: options.totalTimeoutMs,
+        agents: this.agents,
       },
       random: options.random,
     };
@@ -97,26 +100,31 @@ export class WebhookDispatcher {
     });
     await Promise.race([Promise.allSettled([...this.sending]), timeout]);
     clearTimeout(timer);
+    this.agents.destroy();
   }
 
   /**
-   * One attempt per worker (up to `concurrency` endpoints at once) of what is due at `now`;
-   * answers how many attempts were made. Errors are thrown, not logged: tests see them.
+   * One claim per worker (up to `concurrency` endpoints at once) of what is due at `now`, each
+   * sending one delivery, or up to `run` in a row as the background workers do; answers how many
+   * claims attempted something. Errors are thrown, not logged: tests see them.
    */
-  async runOnce({ now = new Date() }: { now?: Date } = {}): Promise<number> {
+  async runOnce({ now = new Date(), run = 1 }: { now?: Date; run?: number } = {}): Promise<number> {
     const lanes = Math.max(1, this.options.concurrency);
-    const attempts = await Promise.all(Array.from({ length: lanes }, () => this.attemptNext(now)));
+    const attempts = await Promise.all(
+      Array.from({ length: lanes }, () => this.attemptNext(now, undefined, run)),
+    );
     return attempts.filter(({ result }) => result.kind !== 'idle').length;
   }
 
   /**
    * Attempts until nothing is due at `now`: every delivery due then is sent, each endpoint's in
-   * order; those that fail are due again later (the schedule), so this ends. Answers the attempts.
+   * order; those that fail are due again later (the schedule), so this ends. Answers the claims
+   * that attempted something (with `run` 1, the default: the attempts).
    */
-  async drain({ now = new Date() }: { now?: Date } = {}): Promise<number> {
+  async drain({ now = new Date(), run = 1 }: { now?: Date; run?: number } = {}): Promise<number> {
     let total = 0;
     for (;;) {
-      const attempts = await this.runOnce({ now });
+      const attempts = await this.runOnce({ now, run });
       if (attempts === 0) return total;
       total += attempts;
     }
@@ -147,26 +155,21 @@ export class WebhookDispatcher {
   /**
    * Idle if somebody else holds the endpoint, or its head is not due (any more). With `batch` > 1
    * (the background workers; runOnce and drain make one attempt each), the claim is kept for the
-   * next heads while each is delivered, up to `batch` of them or BATCH_MS: one claim, and on
-   * PostgreSQL one transaction, for the lot (two statements a delivery instead of five). A crash
-   * before its commit sends the batch's deliveries again: at least once, as always.
+   * next heads while each is delivered, up to `batch` of them or BATCH_MS: one claim, one read and
+   * one write for the lot (on PostgreSQL one transaction), instead of a claim, a read and a write
+   * per delivery.
    */
   private async attempt(endpointId: string, now: Date, batch = 1): Promise<AttemptResult> {
     // A worker between its search and its claim when stop() came: no new send starts.
     if (this.stopping) return { kind: 'idle' };
     let result = { kind: 'idle' } as AttemptResult;
-    // attemptHead reads onSend when its send starts, after the claim: `tracked` exists by then.
+    // attemptHeads reads onSend when its send starts, after the claim: `tracked` exists by then.
     const settings: AttemptSettings = { ...this.settings };
     const tracked: Promise<boolean> = this.claims
       .withEndpoint(endpointId, async (session) => {
         const started = performance.now();
-        for (let n = 0; n < batch; n++) {
-          if (n > 0 && (this.stopping || performance.now() - started > BATCH_MS)) break;
-          const attempt = await attemptHead(session, endpointId, n === 0 ? now : new Date(), settings);
-          if (n > 0 && attempt.kind === 'idle') break;
-          result = attempt;
-          if (attempt.kind !== 'sent' || !attempt.outcome.delivered) break;
-        }
+        const enough = () => this.stopping || performance.now() - started > BATCH_MS;
+        result = await attemptHeads(session, endpointId, now, settings, { max: batch, enough });
       })
       .finally(() => this.sending.delete(tracked));
     settings.onSend = () => this.sending.add(tracked);
