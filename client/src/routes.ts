@@ -24,6 +24,9 @@ export const routes = {
     remove: { method: 'DELETE', path: '/admin/tenants/:tenantId' },
     restore: { method: 'POST', path: '/admin/tenants/:tenantId/restore' },
   },
+  membershipExport: {
+    export: { method: 'GET', path: '/tenants/:tenantId/memberships/export' },
+  },
   memberships: {
     list: { method: 'GET', path: '/tenants/:tenantId/memberships' },
     get: { method: 'GET', path: '/tenants/:tenantId/memberships/:tenantMembershipId' },
@@ -32,6 +35,10 @@ export const routes = {
     remove: { method: 'DELETE', path: '/tenants/:tenantId/memberships/:tenantMembershipId' },
     suspend: { method: 'POST', path: '/tenants/:tenantId/memberships/:tenantMembershipId/suspend' },
     reactivate: { method: 'POST', path: '/tenants/:tenantId/memberships/:tenantMembershipId/reactivate' },
+  },
+  rosterImports: {
+    create: { method: 'POST', path: '/tenants/:tenantId/roster-imports' },
+    get: { method: 'GET', path: '/tenants/:tenantId/roster-imports/:importId' },
   },
   invitations: {
     create: { method: 'POST', path: '/tenants/:tenantId/invitations' },

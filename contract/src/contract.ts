@@ -5,6 +5,8 @@ import { invitationsContract } from './invitations/invitations.contract.js';
 import { meContract } from './me/me.contract.js';
 import { membershipsContract } from './memberships/memberships.contract.js';
 import { ownershipTransfersContract } from './ownership-transfers/ownership-transfers.contract.js';
+import { membershipExportContract } from './rosters/membership-export.contract.js';
+import { rosterImportsContract } from './rosters/roster-imports.contract.js';
 import { tenantsContract } from './tenants/tenants.contract.js';
 import { usersContract } from './users/users.contract.js';
 import { platformWebhooksContract, webhooksContract } from './webhooks/webhooks.contract.js';
@@ -14,9 +16,11 @@ const c = initContract();
 /** The whole API. Every route the server serves is declared here, and only here. */
 export const contract = c.router({
   tenants: tenantsContract,
+  membershipExport: membershipExportContract,
   memberships: membershipsContract,
   invitations: invitationsContract,
   ownershipTransfers: ownershipTransfersContract,
+  rosterImports: rosterImportsContract,
   auditEvents: auditEventsContract,
   webhooks: webhooksContract,
   platformWebhooks: platformWebhooksContract,

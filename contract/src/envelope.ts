@@ -6,6 +6,15 @@ export const ResponseCodeSchema = z.enum(RESPONSE_CODES);
 export const FieldErrorSchema = z.object({
   path: z.string().describe('Where the bad value is, e.g. "body.slug" or "query.limit"'),
   message: z.string(),
+  row: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .optional()
+    .describe('ROSTER_INVALID: the row, as numbered in the file'),
+  column: z.string().nullable().optional().describe('ROSTER_INVALID: the column'),
+  code: z.string().optional().describe('ROSTER_INVALID: what is wrong with the row (docs/rosters.md)'),
 });
 export type FieldError = z.infer<typeof FieldErrorSchema>;
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   invitations,
   ownershipTransfers,
+  rosterImports,
   tenantMemberships,
   tenants,
   webhookDeliveries,
@@ -85,7 +86,7 @@ async function hookOf(actor: Actor, tenantId: string | null): Promise<Hook> {
  * matrix's callers: on the invitee's and nominee's own routes (/me/...), every caller is someone
  * else, and is told the invitation or transfer does not exist.
  */
-type Pending = { invitationId: string; transferId: string | undefined };
+type Pending = { invitationId: string; transferId: string | undefined; importId: string };
 
 const DAY_MS = 86_400_000;
 
@@ -95,6 +96,17 @@ async function pendingIn(
   withTransfer: boolean,
 ): Promise<Pending> {
   const invitationId = randomUUID();
+  const importId = randomUUID();
+  // A roster import done earlier (an empty file), for GET …/roster-imports/:importId.
+  await h.db.insert(rosterImports).values({
+    id: importId,
+    tenantId,
+    mode: 'add',
+    dryRun: false,
+    status: 'SUCCEEDED',
+    summary: { create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 },
+    finishedAt: new Date(),
+  });
   const email = `${unique('invitee')}@example.test`;
   await h.db.insert(invitations).values({
     id: invitationId,
@@ -104,7 +116,7 @@ async function pendingIn(
     role: 'STUDENT',
     expiresAt: new Date(Date.now() + 7 * DAY_MS),
   });
-  if (!withTransfer) return { invitationId, transferId: undefined };
+  if (!withTransfer) return { invitationId, transferId: undefined, importId };
   const nominee = await addMember(h, tenantId, 'TEACHER');
   const transferId = randomUUID();
   await h.db.insert(ownershipTransfers).values({
@@ -114,7 +126,7 @@ async function pendingIn(
     toMembershipId: nominee.membershipId,
     expiresAt: new Date(Date.now() + 3 * DAY_MS),
   });
-  return { invitationId, transferId };
+  return { invitationId, transferId, importId };
 }
 
 /** `withTransfer`: false for the route that creates one (a tenant holds one pending transfer at most). */
@@ -183,6 +195,7 @@ type Place = {
   transferId: string;
   webhookId: string;
   deliveryId: string;
+  importId: string;
 };
 
 /** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer, an endpoint). */
@@ -193,6 +206,7 @@ function place(target: Target, world: World): Place {
     transferId: t.transferId ?? randomUUID(),
     webhookId: t.webhookId,
     deliveryId: t.deliveryId,
+    importId: t.importId,
   });
   switch (target) {
     case 'ownTenant':
@@ -207,6 +221,7 @@ function place(target: Target, world: World): Place {
         transferId: randomUUID(),
         webhookId: randomUUID(),
         deliveryId: randomUUID(),
+        importId: randomUUID(),
       };
     case 'otherTenantsMembership':
       return { tenantId: world.a.tenantId, ...ids(world.b) };
@@ -219,6 +234,7 @@ const CHILD_IDS = [
   [':invitationId', 'INVITATION_NOT_FOUND'],
   [':transferId', 'TRANSFER_NOT_FOUND'],
   [':webhookId', 'WEBHOOK_NOT_FOUND'],
+  [':importId', 'ROSTER_IMPORT_NOT_FOUND'],
 ] as const;
 const childOf = (route: AppRoute) => CHILD_IDS.find(([param]) => route.path.includes(param));
 
@@ -245,6 +261,13 @@ const REQUESTS = {
   }),
   'tenants.remove': (p) => ({ path: `/admin/tenants/${p.tenantId}`, success: 204 }),
   'memberships.list': (p) => ({ path: `/tenants/${p.tenantId}/memberships`, success: 200 }),
+  'membershipExport.export': (p) => ({ path: `/tenants/${p.tenantId}/memberships/export`, success: 200 }),
+  'rosterImports.create': (p) => ({
+    path: `/tenants/${p.tenantId}/roster-imports`,
+    body: { rows: [{ email: `${unique('roster')}@example.test`, role: 'STUDENT' }] },
+    success: 200,
+  }),
+  'rosterImports.get': (p) => ({ path: `/tenants/${p.tenantId}/roster-imports/${p.importId}`, success: 200 }),
   'memberships.get': (p) => ({ path: `/tenants/${p.tenantId}/memberships/${p.membershipId}`, success: 200 }),
   'memberships.create': (p, w) => ({
     path: `/tenants/${p.tenantId}/memberships`,
@@ -470,8 +493,14 @@ async function snapshot(world: World) {
       ),
     )
     .orderBy(webhookDeliveries.id);
+  const importRows = await h.db
+    .select()
+    .from(rosterImports)
+    .where(inArray(rosterImports.tenantId, ids))
+    .orderBy(rosterImports.id);
   return JSON.stringify({
     tenantRows,
+    importRows,
     membershipRows,
     invitationRows,
     transferRows,

@@ -59,6 +59,7 @@ type Fixture = {
   freshUserIds: string[];
   spareTenantIds: string[];
   webhooks: WebhookFixture;
+  rosterImportId: string;
 };
 let f: Fixture;
 
@@ -120,6 +121,7 @@ beforeAll(async () => {
     freshUserIds,
     spareTenantIds,
     webhooks: await webhookFixture(h),
+    rosterImportId: await rosterImportIn(superAdmin, t.tenantId),
   };
 });
 
@@ -127,6 +129,13 @@ afterAll(async () => {
   await h?.close();
   await database?.close();
 });
+
+/** A roster import done earlier, for GET …/roster-imports/:importId. */
+async function rosterImportIn(actor: Actor, tenantId: string): Promise<string> {
+  const res = await actor.api.rosterImports.create({ params: { tenantId }, query: {}, body: { rows: [] } });
+  if (res.status !== 200) throw new Error(`roster import setup: ${JSON.stringify(res.body)}`);
+  return (res.body as { data: { importId: string } }).data.importId;
+}
 
 type Cost = { statements: number; transactions: number };
 
@@ -161,7 +170,49 @@ const offer = (f: Fixture, i: number) => f.offers[i] as Offer;
 // caller with its role (read after the lock), the change, which reads what it changes, and its
 // audit event (one statement: the tenant's sequence and the event's row).
 // A subject seen for the first time adds its creation, on that request only.
+/** Routes whose statements depend on more than their request, and where that is shown instead. */
+const NOT_COUNTED: Record<string, string> = {
+  'membershipExport.export':
+    'streamed: a page of 1,000 rows per statement on PGlite, a cursor on PostgreSQL (membership-export-stream.test.ts)',
+};
+
 const CASES: Case[] = [
+  // A roster import reads its caller outside any transaction (its body may take a while), then
+  // one transaction: the tenant's lock, the caller again, the plan's two reads, the invited users,
+  // the memberships, the events (with their outbox rows) and the import's record: a constant
+  // number, whatever the file's size. A dry run rolls back after the plan, then records.
+  {
+    route: 'rosterImports.create',
+    name: 'two new people: caller; lock, caller, plan (2), users, memberships, events, record',
+    status: 200,
+    cost: writes(9),
+    call: (f) =>
+      f.admin.api.rosterImports.create({
+        params: { tenantId: f.tenantId },
+        query: {},
+        body: { rows: [{ email: uniqueEmail(), role: 'STUDENT' }, { email: uniqueEmail() }] },
+      }),
+  },
+  {
+    route: 'rosterImports.create',
+    name: 'a dry run: caller; lock, caller, plan (2), rolled back; record',
+    status: 200,
+    cost: writes(6),
+    call: (f) =>
+      f.admin.api.rosterImports.create({
+        params: { tenantId: f.tenantId },
+        query: { dryRun: true },
+        body: { rows: [{ email: uniqueEmail(), role: 'STUDENT' }] },
+      }),
+  },
+  {
+    route: 'rosterImports.get',
+    name: 'caller with the import',
+    status: 200,
+    cost: reads(1),
+    call: (f) =>
+      f.admin.api.rosterImports.get({ params: { tenantId: f.tenantId, importId: f.rosterImportId } }),
+  },
   {
     route: 'auditEvents.listForTenant',
     name: 'caller with the page',
@@ -583,7 +634,8 @@ describe('SQL statements per request', () => {
   }
 
   it('covers every route of the contract', () => {
-    expect(new Set(CASES.map((c) => c.route))).toEqual(new Set(routeNames(contract)));
+    const counted = [...CASES.map((c) => c.route), ...Object.keys(NOT_COUNTED)];
+    expect(new Set(counted)).toEqual(new Set(routeNames(contract)));
   });
 });
 

@@ -194,6 +194,22 @@ const TRIGGERS = {
     expect((await call(h, cancel)).status).toBe(200);
     return call(h, cancel);
   },
+  ROSTER_IMPORT_NOT_FOUND: () =>
+    call(h, { path: `/tenants/${tenant.tenantId}/roster-imports/${MISSING}`, token: tenant.owner.token }),
+  ROSTER_INVALID: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/roster-imports`,
+      method: 'POST',
+      token: tenant.owner.token,
+      body: JSON.stringify({ rows: [{ email: 'not an address' }] }),
+    }),
+  ROSTER_REMOVAL_LIMIT: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/roster-imports?mode=sync&maxRemovalPercent=0`,
+      method: 'POST',
+      token: tenant.owner.token,
+      body: JSON.stringify({ rows: [{ email: tenant.owner.email }] }),
+    }),
   INVITATION_NOT_FOUND: () =>
     call(h, { path: `/tenants/${tenant.tenantId}/invitations/${MISSING}`, token: tenant.owner.token }),
   INVITATION_ALREADY_PENDING: async () => {
@@ -321,7 +337,7 @@ describe('every ResponseCode, produced over HTTP', () => {
         code,
         message: expect.any(String),
         requestId: res.headers.get('x-request-id'),
-        ...(code === 'VALIDATION_FAILED' ? { details: expect.any(Array) } : {}),
+        ...(code === 'VALIDATION_FAILED' || code === 'ROSTER_INVALID' ? { details: expect.any(Array) } : {}),
       },
     });
     // No stack trace, SQL, or driver message ever leaves the service.

@@ -141,3 +141,17 @@ export const ListMembershipsQuerySchema = z.object({
     .describe('true: `meta.total` says how many memberships match the filters (one more query)'),
 });
 export type ListMembershipsQuery = z.infer<typeof ListMembershipsQuerySchema>;
+
+export const ExportMembershipsQuerySchema = z.object({
+  format: z
+    .enum(['csv', 'ndjson'])
+    .default('csv')
+    .describe(
+      'csv: the columns an import reads (formula-looking cells neutralised); ndjson: one JSON object per line',
+    ),
+  role: RoleSchema.optional().describe('Only the memberships with this role'),
+  status: statusQuery
+    .optional()
+    .describe('Only the memberships in these statuses: repeat the key for several'),
+});
+export type ExportMembershipsQuery = z.infer<typeof ExportMembershipsQuerySchema>;

@@ -38,6 +38,7 @@ const CONNECTION_CODES = new Set([
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
   '57014', // query_canceled: statement_timeout
+  '55P03', // lock_not_available: lock_timeout (a tenant held by a long change)
   '25P03', // idle_in_transaction_session_timeout
   // A write reached a node that takes none: a hot standby (the primary failed over, or the URL or
   // a balancer points at the wrong node), or a primary set read-only. The service never opens a

@@ -9,6 +9,10 @@ import type postgres from 'postgres';
 export const SAFETY_TIMEOUTS = {
   idle_in_transaction_session_timeout: 5000,
   statement_timeout: 5000,
+  // Below the request deadline (REQUEST_TIMEOUT_MS, 4 s): a write that waits for a tenant held by
+  // a long change (a roster import) answers 503 itself, rather than reaching the deadline, whose
+  // 503 also replaces every connection of the pool (the import's included).
+  lock_timeout: 3000,
 } as const;
 
 /** One simple-protocol message: PgBouncer keeps the server connection since the transaction is open. */

@@ -1,3 +1,4 @@
+import type { FieldError } from '@tms/contract';
 import { AppError } from './app-error.js';
 
 export class TenantSlugTakenError extends AppError {
@@ -26,6 +27,26 @@ export class PreconditionFailedError extends AppError {
   constructor(current: number) {
     super(`If-Match does not match the current version (${current})`);
   }
+}
+
+/** A roster import with invalid rows: nothing applied; `details` holds each error with its row and column. */
+export class RosterInvalidError extends AppError {
+  readonly code = 'ROSTER_INVALID';
+  constructor(importId: string, invalidRows: number, details: FieldError[]) {
+    const rows = invalidRows === 1 ? '1 invalid row' : `${invalidRows} invalid rows`;
+    super(
+      `The roster has ${invalidRows === 0 ? 'errors' : rows}; nothing was applied (import ${importId} lists them)`,
+      details,
+    );
+  }
+}
+
+/**
+ * A roster sync that would remove more members than `maxRemovalPercent` allows: nothing applied.
+ * The message has the counts (see removalLimitMessage in modules/rosters).
+ */
+export class RosterRemovalLimitError extends AppError {
+  readonly code = 'ROSTER_REMOVAL_LIMIT';
 }
 
 export class IdempotencyKeyInFlightError extends AppError {

@@ -48,3 +48,10 @@ export class WebhookDeliveryNotFoundError extends AppError {
     super(`Delivery ${deliveryId} does not exist for this endpoint`);
   }
 }
+
+export class RosterImportNotFoundError extends AppError {
+  readonly code = 'ROSTER_IMPORT_NOT_FOUND';
+  constructor(importId: string) {
+    super(`Roster import ${importId} does not exist in this tenant`);
+  }
+}

@@ -34,6 +34,8 @@ export const ERROR_EXAMPLES = {
   WEBHOOK_NOT_FOUND: () => new notFound.WebhookNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e10'),
   WEBHOOK_DELIVERY_NOT_FOUND: () =>
     new notFound.WebhookDeliveryNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e11'),
+  ROSTER_IMPORT_NOT_FOUND: () =>
+    new notFound.RosterImportNotFoundError('019a9d31-7c2e-7b40-8d1f-3e5a6b7c8d90'),
   ROUTE_NOT_FOUND: () => new request.RouteNotFoundError('GET', '/tenant'),
   METHOD_NOT_ALLOWED: () => new request.MethodNotAllowedError('PUT', ['GET', 'PATCH', 'DELETE']),
   TENANT_SLUG_TAKEN: () => new conflict.TenantSlugTakenError('green-valley'),
@@ -49,6 +51,21 @@ export const ERROR_EXAMPLES = {
   WEBHOOK_LIMIT_REACHED: () => new conflict.WebhookLimitReachedError(20),
   WEBHOOK_TARGET_REFUSED: () =>
     new conflict.WebhookTargetRefusedError('hooks.example.internal resolves to 10.0.0.7, a private address'),
+  ROSTER_INVALID: () =>
+    new conflict.RosterInvalidError('019a9d31-7c2e-7b40-8d1f-3e5a6b7c8d90', 1, [
+      {
+        path: 'rows[7].role',
+        message: 'role must be one of OWNER, ADMIN, TEACHER, STUDENT, administrator, teacher, student, aide',
+        row: 7,
+        column: 'role',
+        code: 'INVALID_ROLE',
+      },
+    ]),
+  ROSTER_REMOVAL_LIMIT: () =>
+    new conflict.RosterRemovalLimitError(
+      'The sync would remove 412 of 2150 members; maxRemovalPercent=10 allows 215. Nothing was applied ' +
+        '(import 019a9d31-7c2e-7b40-8d1f-3e5a6b7c8d90): check the file, or raise maxRemovalPercent',
+    ),
   PRECONDITION_FAILED: () => new conflict.PreconditionFailedError(3),
   IDEMPOTENCY_KEY_IN_FLIGHT: () => new conflict.IdempotencyKeyInFlightError(),
   IDEMPOTENCY_KEY_REUSED: () => new conflict.IdempotencyKeyReusedError(),

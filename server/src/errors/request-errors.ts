@@ -31,8 +31,8 @@ export class PayloadTooLargeError extends AppError {
 
 export class UnsupportedMediaTypeError extends AppError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-  constructor() {
-    super('The request body must be application/json');
+  constructor(message = 'The request body must be application/json') {
+    super(message);
   }
 }
 

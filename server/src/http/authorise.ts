@@ -1,3 +1,4 @@
+import { contract } from '@tms/contract';
 import type { RequestHandler } from 'express';
 import { lockTenantForWrite } from '../access/access.repository.js';
 import { accessRuleOf, decideAccess } from '../access/decide-access.js';
@@ -6,9 +7,21 @@ import type { Database } from '../db/database.js';
 import { RequestTransaction } from '../routing/request-transaction.js';
 import { isUuid } from '../uuid.js';
 
+/**
+ * A roster import reads up to 10 MiB before it changes anything, and must not hold the tenant's
+ * lock while that arrives: its access is decided as a read's is, it reads its own body
+ * (modules/rosters/roster-body.ts), and its service locks the tenant and decides again under the
+ * lock once the file is read.
+ */
+export const locksAfterItsBody = (req: Parameters<RequestHandler>[0]) =>
+  req.tsRestRoute === contract.rosterImports.create;
+
 /** A change under a tenant: decided, and run, inside one transaction that holds the tenant's lock. */
 export const isTenantWrite = (req: Parameters<RequestHandler>[0]) =>
-  accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && req.method !== 'GET' && req.method !== 'HEAD';
+  accessRuleOf(req.tsRestRoute) === 'tenantAdmin' &&
+  req.method !== 'GET' &&
+  req.method !== 'HEAD' &&
+  !locksAfterItsBody(req);
 
 /**
  * Applies the access rule the contract declares for the route, once per request, before the body

@@ -6,7 +6,9 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '../errors/index.js';
+import { locksAfterItsBody } from './authorise.js';
 import { sendContinue } from './http-server.js';
+import { pauseDeadlineForBody } from './request-deadline.js';
 
 export const BODY_LIMIT = '100kb';
 const LIMIT_BYTES = 100 * 1024;
@@ -93,6 +95,11 @@ function parseJson(raw: Buffer): unknown {
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
   if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) return next();
+  // Its route reads it (a roster import: CSV or JSON up to 10 MiB), with no deadline while it arrives.
+  if (locksAfterItsBody(req)) {
+    pauseDeadlineForBody(req, res);
+    return next();
+  }
   const refused = refusal(req);
   if (refused) return next(refused);
   sendContinue(req, res);

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ServiceUnavailableError } from '../errors/index.js';
 
@@ -13,14 +14,36 @@ import { ServiceUnavailableError } from '../errors/index.js';
  */
 export function requestDeadline(ms: number, onExpire?: () => void): RequestHandler {
   return (_req, res, next) => {
-    const timer = setTimeout(() => {
+    const expire = () => {
       if (res.headersSent) return;
       onExpire?.();
       res.setHeader('Connection', 'close');
       next(new ServiceUnavailableError('The request took too long; the database may be unreachable'));
-    }, ms);
+    };
+    let timer = setTimeout(expire, ms);
+    paused.set(res, () => {
+      clearTimeout(timer);
+      return () => {
+        if (!res.writableEnded) timer = setTimeout(expire, ms);
+      };
+    });
     // 'close' follows every answer, and a client that went away: one listener covers both.
     res.once('close', () => clearTimeout(timer));
     next();
   };
+}
+
+/** Per answer: stops its deadline's clock, and returns what starts it again, whole. */
+const paused = new WeakMap<ServerResponse, () => () => void>();
+
+/**
+ * A body of up to 10 MiB (a roster import's), read by its route as it arrives and with no
+ * transaction open meanwhile: the deadline bounds the server's work, not the client's upload, and
+ * a slow upload must not look like a database that stopped answering (whose cure, recycling the
+ * connections, would cut every request's). Its clock stops until the body has arrived. (A reader
+ * that stops early, at a broken quote, goes on without it: statement_timeout bounds each statement.)
+ */
+export function pauseDeadlineForBody(req: IncomingMessage, res: ServerResponse): void {
+  const pause = paused.get(res);
+  if (pause) req.once('end', pause());
 }

@@ -40,6 +40,11 @@ import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifec
 import { fixNullableSchemas } from './nullable-schemas.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
+import {
+  ROSTER_REQUEST_EXAMPLES,
+  ROSTER_REQUEST_MEDIA,
+  ROSTER_RESPONSE_EXAMPLES,
+} from './roster-examples.js';
 import { WEBHOOK_REQUEST_EXAMPLES, WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
 
 /*
@@ -98,6 +103,11 @@ const WEBHOOKS = {
     "Endpoints that receive the audit trail's events as they commit: a tenant's (its OWNERs change them) and the platform's",
 };
 
+const ROSTERS = {
+  name: 'Rosters',
+  description: "A school's members in bulk: import a CSV file (add or sync, with a dry run), export them",
+};
+
 const AUDIT = {
   name: 'Audit trail',
   description: 'Every change, with who made it and the resource before and after (docs/audit.md)',
@@ -117,6 +127,8 @@ const TAGS = [
   { prefix: '/tenants/{tenantId}/invitations', ...INVITATIONS },
   { prefix: '/tenants/{tenantId}/ownership-transfers', ...TRANSFERS },
   { prefix: '/tenants/{tenantId}/webhooks', ...WEBHOOKS },
+  { prefix: '/tenants/{tenantId}/roster-imports', ...ROSTERS },
+  { prefix: '/tenants/{tenantId}/memberships/export', ...ROSTERS },
   { prefix: '/me/invitations', ...INVITATIONS },
   { prefix: '/me/ownership-transfers', ...TRANSFERS },
   {
@@ -163,6 +175,7 @@ export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>>
   REQUEST_EXAMPLES,
   LIFECYCLE_REQUEST_EXAMPLES,
   WEBHOOK_REQUEST_EXAMPLES,
+  ROSTER_REQUEST_EXAMPLES,
 );
 const operationsOf = (...maps: object[]) => [...new Set(maps.flatMap((map) => Object.keys(map)))];
 export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
@@ -173,6 +186,7 @@ export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<s
       AUDIT_RESPONSE_EXAMPLES,
       HEALTH_RESPONSE_EXAMPLES,
       WEBHOOK_RESPONSE_EXAMPLES,
+      ROSTER_RESPONSE_EXAMPLES,
     ).map((operationId) => [
       operationId,
       mergeExamples(
@@ -182,6 +196,7 @@ export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<s
           AUDIT_RESPONSE_EXAMPLES,
           HEALTH_RESPONSE_EXAMPLES,
           WEBHOOK_RESPONSE_EXAMPLES,
+          ROSTER_RESPONSE_EXAMPLES,
         ].map((all) => (all as ByOperation<object>)[operationId] ?? {}),
       ),
     ]),
@@ -233,7 +248,11 @@ function describeOperation(operation: Operation, route: AppRoute) {
           requestBody: {
             // An action's body ({} or none) is optional; a resource's is not.
             required: !bodyIsOptional,
-            content: { 'application/json': withExamples(json, requestExamples) },
+            // Other media types first: a route that takes a file (text/csv) takes JSON as the alternative.
+            content: {
+              ...ROSTER_REQUEST_MEDIA[operationId],
+              'application/json': withExamples(json, requestExamples),
+            },
           },
         }
       : {}),

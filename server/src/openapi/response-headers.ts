@@ -15,6 +15,7 @@ export type Response = {
  *   (http/rate-limit.ts; it runs before the token is checked, so 401s carry them too);
  * - ETag: on the answers that carry one tenant or one membership (the routers' `withEtag`);
  * - Idempotent-Replayed: on a POST's 201 replayed for its Idempotency-Key (routing/enveloped.ts);
+ * - Location: on a 202 (a roster import run in the background), where to follow it;
  * - WWW-Authenticate on 401, Retry-After on 429 and on the error envelope's 503 (http/error-handler.ts).
  * `Allow` goes with 405, which no operation here answers: a 405 is the answer to a method the
  * document does not list for the path.
@@ -72,6 +73,14 @@ const HEADERS = {
     schema: { type: 'string' },
     example: 'Bearer error="invalid_token"',
   },
+  Location: {
+    name: 'Location',
+    description:
+      "Where a 202's work is followed: a roster import's `GET /tenants/{tenantId}/roster-imports/{importId}`.",
+    schema: { type: 'string' },
+    example:
+      '/tenants/01955b12-0535-7604-963c-bac14605396b/roster-imports/0199043b-28e0-789d-8238-2e26595726e1',
+  },
   IdempotentReplayed: {
     name: 'Idempotent-Replayed',
     description:
@@ -109,6 +118,7 @@ function responseHeaderIds(routeKey: string, route: AppRoute, status: number): H
   if (status < 300 && ETAG_ROUTES.has(routeKey)) ids.push('ETag');
   // Any POST may carry an Idempotency-Key, and its replayed answer says so, whatever its status.
   if (status < 300 && route.method === 'POST' && !isPublic) ids.push('IdempotentReplayed');
+  if (status === 202) ids.push('Location');
   if (status === 401) ids.push('WWWAuthenticate');
   if (status === 429 || (status === 503 && !isPublic)) ids.push('RetryAfter');
   return ids;

@@ -6,7 +6,7 @@ import { fingerprintOf, replayedAnswer, type StoredAnswer } from '../idempotency
 
 type RouterImplementation<T extends AppRouter> = Parameters<typeof createExpressEndpoints<T>>[1];
 
-type SuccessStatus = 200 | 201 | 204;
+type SuccessStatus = 200 | 201 | 202 | 204;
 
 /** What a handler returns: the resource, not the envelope. */
 type Unwrapped<R> = R extends { status: infer S; body: infer B }

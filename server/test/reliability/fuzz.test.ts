@@ -71,8 +71,13 @@ describe('fuzzing the HTTP surface', () => {
         expect(res.status, res.body).toBeLessThan(500);
         expect(res.headers['x-request-id']).toBeTruthy();
         if (req.method === 'HEAD' || res.status === 204 || res.status === 304) return;
-        const body = JSON.parse(res.body);
         if (req.path.startsWith('/health') && res.status < 400) return;
+        // A successful export is the file itself (CSV or NDJSON), not an envelope; its errors are.
+        if (req.path.endsWith('/memberships/export') && res.status < 400) {
+          expect(res.headers['content-type']).toMatch(/^(text\/csv|application\/x-ndjson)/);
+          return;
+        }
+        const body = JSON.parse(res.body);
         expect(typeof body.success).toBe('boolean');
         if (res.status >= 400) {
           expect(KNOWN.has(body.error.code), res.body).toBe(true);

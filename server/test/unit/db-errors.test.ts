@@ -26,6 +26,7 @@ describe('database errors that mean "not now" (503 SERVICE_UNAVAILABLE)', () => 
       '57P01',
       '08006',
       '57014',
+      '55P03',
     ]) {
       expect(isDatabaseUnavailable(fromDriver(postgresError(code, code))), code).toBe(true);
     }

@@ -218,6 +218,7 @@ describe('the examples of the OpenAPI document', () => {
         'createMembership',
         'createOwnershipTransfer',
         'createPlatformWebhook',
+        'createRosterImport',
         'createTenant',
         'createWebhook',
         'declineInvitation',

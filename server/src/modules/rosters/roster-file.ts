@@ -1,0 +1,110 @@
+import { ROSTER_BYTES_MAX, ROSTER_ROWS_MAX, type RosterColumn, type RosterProblem } from '@tms/contract';
+import { PayloadTooLargeError } from '../../errors/index.js';
+import { RosterCsv, tooManyRows } from './roster-csv.js';
+import { MISSING_EMAIL, matchJsonKey, rosterProblem } from './roster-header.js';
+
+/** One data row as read: `cells` holds the known columns' cells, trimmed; `row` is its line in the file. */
+export type RawRosterRow = { row: number; cells: Partial<Record<RosterColumn, string>> };
+export type RosterFile = {
+  /** The known columns the header has: a column absent from the file leaves that field alone. */
+  columns: ReadonlySet<RosterColumn>;
+  /** Each known column's name as the file spells it (for messages and `column` of problems). */
+  headerNames: Partial<Record<RosterColumn, string>>;
+  /** Every data row that could be read, in file order; a row with an error in `errors` is not here. */
+  rows: RawRosterRow[];
+  /** MISSING_COLUMN, COLUMN_COUNT, UNCLOSED_QUOTE, INVALID_UTF8, MALFORMED_CSV */
+  errors: RosterProblem[];
+  /** UNKNOWN_COLUMN (one per unknown header, row 1) */
+  warnings: RosterProblem[];
+  /** The data rows read, with errors or not (blank lines and the header not counted): `rowsTotal`. */
+  dataRows: number;
+  /** The data rows left out of `rows` for an error in `errors`. */
+  invalidRows: number;
+};
+export type ReadLimits = { maxRows: number; maxBytes: number; onProgress?: (rowsRead: number) => void };
+
+/** A file being read: its columns are still being found. */
+export type RosterFileDraft = RosterFile & { columns: Set<RosterColumn> };
+
+export const emptyRosterFile = (): RosterFileDraft => ({
+  columns: new Set(),
+  headerNames: {},
+  rows: [],
+  errors: [],
+  warnings: [],
+  dataRows: 0,
+  invalidRows: 0,
+});
+
+const tooManyBytes = (maxBytes: number) =>
+  new PayloadTooLargeError(
+    `the ${maxBytes % 1_048_576 === 0 ? `${maxBytes / 1_048_576} MiB` : `${maxBytes}-byte`} limit`,
+  );
+
+/**
+ * Streams: parses as chunks arrive; past maxBytes or maxRows throws PayloadTooLargeError. A file
+ * csv-parse cannot read past some row (a broken quote, a bad header) stops there: the source is
+ * not read further (`for await` ends, which calls the iterator's `return()`).
+ */
+export async function readRosterCsv(
+  source: AsyncIterable<Buffer | string>,
+  limits: Partial<ReadLimits> = {},
+): Promise<RosterFile> {
+  const maxBytes = limits.maxBytes ?? ROSTER_BYTES_MAX;
+  const csv = new RosterCsv(emptyRosterFile(), limits.maxRows ?? ROSTER_ROWS_MAX);
+  let bytes = 0;
+  try {
+    for await (const chunk of source) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += buffer.length;
+      if (bytes > maxBytes) throw tooManyBytes(maxBytes);
+      if (buffer.length === 0) continue;
+      if (!(await csv.write(buffer))) break;
+      limits.onProgress?.(csv.file.dataRows);
+    }
+    await csv.end();
+  } finally {
+    csv.close();
+  }
+  limits.onProgress?.(csv.file.dataRows);
+  return csv.file;
+}
+
+/**
+ * `{ rows }` as JSON: `rows[i]` is row `i + 2`, as if a header were row 1. Keys are columns (case
+ * and spaces ignored); a key a row leaves out leaves that field alone for that row; null is empty.
+ */
+export function readRosterJson(
+  body: { rows: Record<string, string | null>[] },
+  limits: Partial<Pick<ReadLimits, 'maxRows'>> = {},
+): RosterFile {
+  const maxRows = limits.maxRows ?? ROSTER_ROWS_MAX;
+  if (body.rows.length > maxRows) throw tooManyRows(maxRows);
+  const file = emptyRosterFile();
+  const keys = new Map<string, RosterColumn | undefined>();
+  body.rows.forEach((source, index) => {
+    const row = index + 2;
+    const cells: RawRosterRow['cells'] = {};
+    let twice: RosterColumn | undefined;
+    for (const [key, value] of Object.entries(source ?? {})) {
+      const column = matchJsonKey(key, keys, file);
+      if (column === undefined) continue;
+      if (cells[column] !== undefined) twice = column;
+      cells[column] = typeof value === 'string' ? value.trim() : value == null ? '' : String(value).trim();
+    }
+    file.dataRows++;
+    if (twice === undefined) {
+      file.rows.push({ row, cells });
+    } else {
+      const message = `${twice} is given twice: keep one`;
+      file.errors.push(rosterProblem(row, file.headerNames[twice] ?? twice, 'MALFORMED_CSV', message));
+      file.invalidRows++;
+    }
+  });
+  if (file.dataRows > 0 && !file.columns.has('email')) {
+    file.errors = [rosterProblem(1, 'email', 'MISSING_COLUMN', MISSING_EMAIL)];
+    file.rows = [];
+    file.invalidRows = 0;
+  }
+  return file;
+}
