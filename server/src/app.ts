@@ -19,12 +19,16 @@ import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { tenantHeaderMatchesUrl } from './http/tenant-header.js';
 import type { Logger } from './logger.js';
+import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRouter } from './modules/audit/audit-events.router.js';
 import { healthRouter } from './modules/health/health.router.js';
 import { invitationsRouter } from './modules/invitations/invitations.router.js';
 import { meRouter } from './modules/me/me.router.js';
 import { membershipsRouter } from './modules/memberships/memberships.router.js';
 import { ownershipTransfersRouter } from './modules/ownership-transfers/ownership-transfers.router.js';
+import { membershipExportRouter } from './modules/rosters/membership-export.router.js';
+import { rosterImportsRouter } from './modules/rosters/roster-imports.router.js';
+import { RosterJobs } from './modules/rosters/roster-jobs.js';
 import { tenantsRouter } from './modules/tenants/tenants.router.js';
 import { usersRouter } from './modules/users/users.router.js';
 import { platformWebhooksRouter } from './modules/webhooks/platform-webhooks.router.js';
@@ -57,6 +61,10 @@ export type AppDeps = {
    * resolved (the system's resolver by default; tests pass one that never leaves the machine).
    */
   webhooks?: { allowPrivateNetworks: boolean; requireHttps: boolean; resolve?: Resolver };
+  /** Where large roster imports run (main.ts starts and stops it); by default one that is never started. */
+  rosterJobs?: RosterJobs;
+  /** Times every request for the metrics (metrics/http-metrics.ts); off unless METRICS_PORT is set. */
+  recordMetrics?: boolean;
 };
 
 export const flattenRoutes = (router: AppRouter): AppRoute[] =>
@@ -69,6 +77,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy ?? false);
+  // First: the time of every other middleware is in the request's duration.
+  if (deps.recordMetrics) app.use(recordRequestMetrics());
 
   const isStopping = deps.isStopping;
   if (isStopping) {
@@ -109,6 +119,8 @@ export function createApp(deps: AppDeps): express.Express {
     contract,
     {
       tenants: tenantsRouter(db, { days: deps.tenantRetentionDays ?? DEFAULT_TENANT_RETENTION_DAYS }),
+      membershipExport: membershipExportRouter(db, logger),
+      rosterImports: rosterImportsRouter(db, deps.rosterJobs ?? new RosterJobs({ db, logger })),
       memberships: membershipsRouter(db),
       invitations: invitationsRouter(db),
       ownershipTransfers: ownershipTransfersRouter(db),

@@ -52,11 +52,22 @@ const EnvSchema = z
       .max(65535)
       .default(3000),
     HOST: z.string().trim().min(1).default('127.0.0.1'),
+    // Unset or empty: no metrics listener at all.
+    METRICS_PORT: optionalString.pipe(
+      z.coerce
+        .number({ invalid_type_error: 'must be a port number' })
+        .int('must be a port number')
+        .min(0, 'must be a port number')
+        .max(65535, 'must be a port number')
+        .optional(),
+    ),
+    METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
     DATABASE_DIRECT_URL: databaseUrl,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(4000),
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(0),
     PGLITE_DATA_DIR: z.string().trim().min(1).default('.data/pglite'),
     AUTH_JWT_SECRET: optionalString.refine(
       (value) => value === undefined || Buffer.byteLength(value, 'utf8') >= 32,
@@ -110,6 +121,7 @@ const EnvSchema = z
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
     WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(500),
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
+    WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_JWT_SECRET && env.AUTH_JWKS_URL) {
@@ -117,6 +129,21 @@ const EnvSchema = z
         code: 'custom',
         path: ['AUTH_JWKS_URL'],
         message: 'set AUTH_JWT_SECRET or AUTH_JWKS_URL, not both',
+      });
+    }
+    if (env.WEB_CONCURRENCY > 1 && !env.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEB_CONCURRENCY'],
+        message:
+          'more than one process needs PostgreSQL (DATABASE_URL): the embedded PGlite database belongs to one process',
+      });
+    }
+    if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_PORT'],
+        message: 'must differ from PORT: the metrics are kept off the public listener',
       });
     }
     if (env.NODE_ENV === 'production' && !env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) {
@@ -149,9 +176,22 @@ export type Config = {
   env: Env['NODE_ENV'];
   port: number;
   host: string;
+  /**
+   * METRICS_PORT, METRICS_HOST: where `GET /metrics` listens, apart from the API. Absent: no metrics
+   * at all (nothing recorded, no listener). In a cluster, the primary listens for all its workers.
+   */
+  metrics?: { port: number; host: string };
+  /** Server processes (node:cluster workers) on this machine; more than one only on PostgreSQL. */
+  webConcurrency: number;
   database: DatabaseConfig;
   /** Past this, a request answers 503 rather than wait on a database that does not answer. */
   requestTimeoutMs: number;
+  /**
+   * SHUTDOWN_DRAIN_MS: after SIGTERM, how long the process keeps serving while `/health/ready`
+   * answers 503, before it stops accepting connections. A load balancer keeps sending requests
+   * until its health checks have failed enough times; set this above its interval x fall (0: none).
+   */
+  shutdownDrainMs: number;
   /** Without a secret or a JWKS, development uses a generated secret: see auth/dev-secret.ts. */
   auth: {
     jwtSecret?: string;
@@ -215,6 +255,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     env: env.NODE_ENV,
     port: env.PORT,
     host: env.HOST,
+    ...(env.METRICS_PORT !== undefined && { metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST } }),
+    webConcurrency: env.WEB_CONCURRENCY,
     database: env.DATABASE_URL
       ? {
           kind: 'postgres',
@@ -225,6 +267,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         }
       : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     auth: {
       jwtSecret: env.AUTH_JWT_SECRET,
       jwksUrl: env.AUTH_JWKS_URL,

@@ -1,15 +1,22 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { type ResolvedAuth, resolveAuth } from './auth/auth-setup.js';
 import { signDevToken } from './auth/sign-token.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
+import { runPrimary } from './cluster/primary.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { envelopeClientErrors } from './http/client-error.js';
 import { createHttpServer } from './http/http-server.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.repository.js';
 import { createLogger } from './logger.js';
+import { scrapeCluster } from './metrics/cluster-scrape.js';
+import { observeQueryDuration } from './metrics/database-metrics.js';
+import { enableMetrics } from './metrics/enable-metrics.js';
+import { scrapeThisProcess, startMetricsListener } from './metrics/metrics-listener.js';
 import { purgeExpiredAuditEvents } from './modules/audit/audit-retention.js';
+import { RosterJobs } from './modules/rosters/roster-jobs.js';
 import { purgeDeletedTenants } from './modules/tenants/tenant-deletion.service.js';
 import { scheduleTenantPurge } from './modules/tenants/tenant-purge-schedule.js';
 import { grantSuperAdmin } from './modules/users/super-admins.service.js';
@@ -63,14 +70,26 @@ async function printDevToken(subject: string, auth: ResolvedAuth, baseUrl: strin
   );
 }
 
-async function main() {
-  const config = readConfig();
+async function main(config: Config) {
   const logger = createLogger(config.logLevel);
   const auth = resolveAuth(config);
-  const database = await openDatabase(config.database).catch((error: unknown) => {
+  const { pollIntervalMs, concurrency } = config.webhooks;
+  const delivering = pollIntervalMs > 0 && concurrency > 0;
+  // One connection per delivery worker (each holds one while it sends a run), one to look for work.
+  const backgroundPoolSize = delivering ? concurrency + 1 : 0;
+  // First: a metrics port already taken stops the start before the database is opened. In a
+  // cluster the primary serves every worker's metrics, and a worker only answers it (enableMetrics).
+  if (config.metrics && !cluster.isWorker)
+    await startMetricsListener({ ...config.metrics, logger, scrape: scrapeThisProcess });
+  const observeQueries = config.metrics && observeQueryDuration;
+  const database = await openDatabase(config.database, {
+    backgroundPoolSize,
+    ...(observeQueries && { observeQueries }),
+  }).catch((error: unknown) => {
     console.error(`cannot open the ${config.database.kind} database: ${(error as Error).message}`);
     process.exit(1);
   });
+  if (config.metrics) enableMetrics(database);
   const devSubject = devAdminSubject(config, auth);
   for (const subject of new Set([...config.superAdminSubjects, ...(devSubject ? [devSubject] : [])])) {
     await grantSuperAdmin(database.db, subject);
@@ -96,6 +115,9 @@ async function main() {
     config.tenants.purgeIntervalMinutes,
     logger,
   );
+  // Roster imports too large for their request run here. PGlite's directory is this process's alone:
+  // an import found unfinished at start belonged to a process that died.
+  const rosterJobs = new RosterJobs({ db: database.db, logger, exclusive: database.kind === 'pglite' });
   const app = createApp({
     db: database.db,
     verifyToken: createTokenVerifier(auth),
@@ -111,61 +133,112 @@ async function main() {
     trustProxy: config.trustProxy,
     tenantRetentionDays: retention.days,
     webhooks: config.webhooks,
+    rosterJobs,
+    recordMetrics: config.metrics !== undefined,
   });
   const server = createHttpServer(app).listen(config.port, config.host);
   envelopeClientErrors(server);
   // Every process helps deliver (the claims keep one delivery in flight per endpoint across them);
   // WEBHOOK_POLL_INTERVAL_MS=0 keeps this one out of it.
-  const { allowPrivateNetworks, requireHttps, pollIntervalMs, concurrency } = config.webhooks;
-  const deliveries =
-    pollIntervalMs > 0 && concurrency > 0
-      ? new WebhookDispatcher({
-          db: database.db,
-          kind: database.kind,
-          policy: { allowPrivateNetworks, requireHttps },
-          pollIntervalMs,
-          concurrency,
-          logger,
-        })
-      : undefined;
+  const { allowPrivateNetworks, requireHttps } = config.webhooks;
+  const deliveries = delivering
+    ? new WebhookDispatcher({
+        db: database.background ?? database.db,
+        kind: database.kind,
+        policy: { allowPrivateNetworks, requireHttps },
+        pollIntervalMs,
+        concurrency,
+        logger,
+      })
+    : undefined;
   // Before anything announces the server: a signal sent on seeing "listening on" would otherwise
   // find no handler yet and kill the process outright.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const drainMs = config.shutdownDrainMs;
+    logger.info({ signal, drainMs }, 'shutting down: finishing requests in flight');
     // Stops now, beside the requests: no new send starts, and those in flight finish and are
     // recorded (bounded) before the database closes. One cut off is sent again later.
     const deliveriesStopped = deliveries?.stop();
-    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-    server.close(async () => {
-      clearTimeout(force);
-      await rateLimiter?.stop();
-      await tenantPurge.stop();
-      await deliveriesStopped;
-      await database.close();
-      logger.info('stopped');
-      process.exit(0);
+    // Likewise: running imports finish (bounded); one cut off rolls back and is failed as interrupted.
+    const importsStopped = rosterJobs.stop();
+    const close = () => {
+      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      server.close(async () => {
+        clearTimeout(force);
+        await rateLimiter?.stop();
+        await tenantPurge.stop();
+        await deliveriesStopped;
+        await importsStopped;
+        await database.close();
+        logger.info('stopped');
+        process.exit(0);
+      });
+      // Keep-alive sockets with no request in flight would hold close() open until they time out.
+      server.closeIdleConnections();
+    };
+    if (drainMs === 0) {
+      close();
+      return;
+    }
+    // A load balancer keeps routing here until enough of its health checks have failed: refusing
+    // connections at once would fail what it sends meanwhile, and a write already sent cannot be
+    // safely retried elsewhere. So the process serves on, answering every request with
+    // `Connection: close` (isStopping), while its readiness probe says 503, answered here ahead of
+    // the app because the health route knows nothing of the shutdown.
+    const serve = server.listeners('request')[0] as ((...args: unknown[]) => void) | undefined;
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => {
+      if (req.url?.split('?')[0] !== '/health/ready') return serve?.call(server, req, res);
+      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end('{"status":"unavailable"}');
     });
-    // Keep-alive sockets with no request in flight would hold close() open until they time out.
-    server.closeIdleConnections();
+    setTimeout(close, drainMs);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // A worker whose primary is gone gets no more connections: it drains and exits rather than linger.
+  if (cluster.isWorker) process.once('disconnect', () => stop('primary gone'));
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   // After listening: a process that cannot serve should not deliver either. Not once stopping.
   if (!stopping) deliveries?.start();
+  if (!stopping)
+    await rosterJobs
+      .start()
+      .catch((error: unknown) => logger.warn({ err: error }, 'roster imports not swept'));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  if (devSubject) await printDevToken(devSubject, auth, baseUrl);
-  else console.warn(`\n  Docs:  ${baseUrl}/docs\n`);
+  // Workers share one port: the first one speaks for all of them.
+  const banner = !cluster.isWorker || cluster.worker?.id === 1;
+  if (banner && devSubject) await printDevToken(devSubject, auth, baseUrl);
+  else if (banner) console.warn(`\n  Docs:  ${baseUrl}/docs\n`);
   logger.info({ url: baseUrl, database: database.kind, version: VERSION }, `listening on ${baseUrl}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(`could not start: ${(error as Error).message ?? error}`);
-  process.exit(1);
-});
+const config = readConfig();
+if (cluster.isPrimary && config.webConcurrency > 1) {
+  const logger = createLogger(config.logLevel);
+  // The primary answers the scrapes for all its workers, summing their series.
+  const metrics =
+    config.metrics &&
+    (await startMetricsListener({ ...config.metrics, logger, scrape: scrapeCluster() }).catch(
+      (error: unknown) => {
+        console.error(`could not start: ${(error as Error).message ?? error}`);
+        process.exit(1);
+      },
+    ));
+  const graceMs = config.shutdownDrainMs + SHUTDOWN_GRACE_MS;
+  const code = await runPrimary({ workers: config.webConcurrency, logger, graceMs });
+  await metrics?.close();
+  logger.info({ code }, 'stopped');
+  process.exit(code);
+} else {
+  main(config).catch((error: unknown) => {
+    console.error(`could not start: ${(error as Error).message ?? error}`);
+    process.exit(1);
+  });
+}

@@ -15,9 +15,16 @@ import type postgres from 'postgres';
  * Not behind a transaction pooler (the pid would be the pooler's), nor over TLS (the answer is
  * encrypted): there the database's own TCP timeouts end them, later.
  */
+/** How long one attempt to end them may wait, and how long until the next when it failed. */
+const ATTEMPT_MS = 2_000;
+const RETRY_MS = 1_000;
+
 export class AbandonedBackends {
   private readonly pids = new WeakMap<Socket, number>();
   private abandoned: { pid: number; at: Date }[] = [];
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private pending = false;
 
   /** Reads the backend's pid off a new socket's startup answer (plain TCP only). */
   watch(socket: Socket): void {
@@ -46,20 +53,59 @@ export class AbandonedBackends {
    * backend is left alone. Kept for the next call if the database cannot be reached yet.
    */
   async terminate(sql: postgres.Sql<Record<string, unknown>>, applicationName: string): Promise<number> {
-    if (this.abandoned.length === 0) return 0;
+    if (this.abandoned.length === 0 || this.stopped) return 0;
+    // The last attempt still waits on a silent connection: one at a time, not a pile of them.
+    if (this.pending) {
+      this.retryLater(sql, applicationName);
+      return 0;
+    }
     const batch = this.abandoned;
     this.abandoned = [];
+    let timer: NodeJS.Timeout | undefined;
     try {
       const latest = new Date(Math.max(...batch.map((entry) => entry.at.getTime())));
-      const rows = await sql<{ ended: boolean }[]>`
+      const query = sql<{ ended: boolean }[]>`
         select pg_terminate_backend(pid) as ended from pg_stat_activity
         where pid = any(${batch.map((entry) => entry.pid)}::int[])
           and application_name = ${applicationName} and backend_start < ${latest}`;
+      // A connection of a silent network would hold the attempt (and the locks) forever.
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer')), ATTEMPT_MS);
+      });
+      this.pending = true;
+      void query
+        .then(
+          () => {},
+          () => {},
+        )
+        .finally(() => {
+          this.pending = false;
+        });
+      const rows = await Promise.race([query, timeout]);
       return rows.filter((row) => row.ended).length;
     } catch {
       this.abandoned.push(...batch.slice(0, 1000 - this.abandoned.length));
+      // Tried again on its own: once the database is back, nothing else may recycle the pool
+      // (a write blocked by such a backend ends at lock_timeout, before the request's deadline).
+      this.retryLater(sql, applicationName);
       return 0;
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** The pool is closing: no more attempts. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retry);
+  }
+
+  private retryLater(sql: postgres.Sql<Record<string, unknown>>, applicationName: string): void {
+    if (this.retry || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.terminate(sql, applicationName);
+    }, RETRY_MS).unref();
   }
 }
 

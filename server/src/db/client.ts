@@ -15,6 +15,8 @@ import { probeHost } from './host-probe.js';
 import { type HostList, HostSelector, parseHostList } from './host-selection.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { lockDataDirectory } from './pglite-lock.js';
+import { timePgliteQueries } from './pglite-timing.js';
+import { PoolActivity, type PoolUsage, type QueryObserver } from './pool-activity.js';
 import { forTransactionPooler, SAFETY_TIMEOUTS } from './pooler.js';
 import * as schema from './schema.js';
 import { Sockets } from './sockets.js';
@@ -23,6 +25,12 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 
 export type DatabaseHandle = {
   db: Database;
+  /**
+   * Where background work (webhook delivery) runs: on PostgreSQL a small pool of its own, so that
+   * it never queues behind the requests for a connection (writes to one busy tenant hold every
+   * connection of the pool while they wait for its lock). Absent: `db` (PGlite's one connection).
+   */
+  background?: Database;
   kind: DatabaseConfig['kind'];
   close(): Promise<void>;
   /**
@@ -30,6 +38,8 @@ export type DatabaseHandle = {
    * (it refuses to more than once every few seconds). PostgreSQL only.
    */
   recycle?(): boolean;
+  /** How busy each pool is now (PostgreSQL, when opened with `observeQueries`): see pool-activity.ts. */
+  poolUsage?(): PoolUsage[];
 };
 
 export type OpenDatabaseOptions = {
@@ -38,6 +48,13 @@ export type OpenDatabaseOptions = {
    * driver's own BEGIN/COMMIT around a transaction, nor the migrations.
    */
   onQuery?: (sql: string, params: unknown[]) => void;
+  /** Connections of the background pool (PostgreSQL); 0: background work shares `db`'s pool. */
+  backgroundPoolSize?: number;
+  /**
+   * Told how long every statement took (metrics), the schema migrations' excepted; on
+   * PostgreSQL the handle then also tells how busy its pools are (`poolUsage`).
+   */
+  observeQueries?: QueryObserver;
 };
 
 export async function openDatabase(
@@ -45,7 +62,9 @@ export async function openDatabase(
   options: OpenDatabaseOptions = {},
 ): Promise<DatabaseHandle> {
   const logger = options.onQuery && { logQuery: options.onQuery };
-  return config.kind === 'postgres' ? openPostgres(config, logger) : openPglite(config.dataDir, logger);
+  return config.kind === 'postgres'
+    ? openPostgres(config, logger, options.backgroundPoolSize ?? 0, options.observeQueries)
+    : openPglite(config.dataDir, logger, options.observeQueries);
 }
 
 type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefined;
@@ -53,6 +72,8 @@ type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefine
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   logger: QueryLogger,
+  backgroundPoolSize: number,
+  observeQueries: QueryObserver | undefined,
 ): Promise<DatabaseHandle> {
   const hosts = parseHostList(config.url);
   const selector = hosts && selectorFor(hosts);
@@ -84,10 +105,27 @@ async function openPostgres(
     },
   };
   const client = postgres(url, options);
+  // The same sockets: a recycle (or a failover) replaces the background pool's connections too.
+  const background =
+    backgroundPoolSize > 0 ? postgres(url, { ...options, max: backgroundPoolSize }) : undefined;
+  const activities = observeQueries && [
+    new PoolActivity('requests', config.poolSize, observeQueries).instrument(client),
+    ...(background
+      ? [new PoolActivity('background', backgroundPoolSize, observeQueries).instrument(background)]
+      : []),
+  ];
+  const drizzleOf = (pool: postgres.Sql) =>
+    drizzlePostgres(pooled ? forTransactionPooler(pool) : pool, { schema, logger });
+  const db = drizzleOf(client);
   return {
-    db: drizzlePostgres(pooled ? forTransactionPooler(client) : client, { schema, logger }),
+    db,
+    ...(background && { background: drizzleOf(background) }),
+    ...(activities && { poolUsage: () => activities.map((activity) => activity.usage()) }),
     kind: 'postgres',
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      backends?.stop();
+      await Promise.all([client.end({ timeout: 5 }), background?.end({ timeout: 5 })]);
+    },
     recycle: () => {
       if (!sockets.destroyAll()) return false;
       // The backends left behind may hold locks with no timeout to end them: ask the database.
@@ -125,13 +163,18 @@ async function writableUrl(url: string | undefined): Promise<string | undefined>
   return hosts ? hosts.urlFor(await selectorFor(hosts).writableHost()) : url;
 }
 
-async function openPglite(dataDir: string, logger: QueryLogger): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string,
+  logger: QueryLogger,
+  observeQueries: QueryObserver | undefined,
+): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const unlock = inMemory ? () => {} : await lockDataDirectory(dataDir);
   try {
     const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
     await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER });
+    if (observeQueries) timePgliteQueries(client, observeQueries);
     const db = drizzlePglite(client, { schema, logger });
     await migrateData(db);
     return {

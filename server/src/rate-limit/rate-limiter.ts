@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import { countRateLimitRefusal } from '../metrics/rate-limit-metrics.js';
 import { addHits, deleteWindowsBefore } from './rate-limit.repository.js';
 
 export type RateLimitSettings = { max: number; windowSeconds: number; flushMs?: number };
@@ -34,6 +35,7 @@ export class RateLimiter {
     this.known.set(key, count);
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
     const { max, windowSeconds } = this.settings;
+    if (count > max) countRateLimitRefusal();
     return {
       allowed: count <= max,
       limit: max,

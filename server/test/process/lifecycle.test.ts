@@ -92,6 +92,14 @@ describe('a bad configuration', () => {
     expect(result.stderr).not.toMatch(/\bat \w+ \(/);
   });
 
+  it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process owns', async () => {
+    const result = await runToExit({ WEB_CONCURRENCY: '2' }, workdir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'WEB_CONCURRENCY: more than one process needs PostgreSQL (DATABASE_URL): the embedded PGlite database belongs to one process',
+    );
+  });
+
   it('refuses production without a secret', async () => {
     const result = await runToExit({ NODE_ENV: 'production' }, workdir);
     expect(result.code).toBe(1);

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { backendPidIn } from '../../src/db/abandoned-backends.js';
+import type { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import type postgres from 'postgres';
+import { describe, expect, it, vi } from 'vitest';
+import { AbandonedBackends, backendPidIn } from '../../src/db/abandoned-backends.js';
 
 /** One server message: a type byte, an int32 length counting itself, the body. */
 const message = (type: string, body: Buffer) => {
@@ -36,5 +39,48 @@ describe("reading a backend's pid off the startup answer", () => {
       backendPidIn(Buffer.concat([message('E', Buffer.from('SFATAL\u0000\u0000')), keyData])),
     ).toBeNull();
     expect(backendPidIn(Buffer.concat([authOk, ready, keyData]))).toBeNull();
+  });
+});
+
+describe('ending the abandoned backends', () => {
+  it('tries again by itself until the database answers, then stops trying', async () => {
+    vi.useFakeTimers();
+    try {
+      const backends = new AbandonedBackends();
+      const socket = new PassThrough() as unknown as Socket;
+      backends.watch(socket);
+      (socket as unknown as PassThrough).emit('data', Buffer.concat([authOk, keyData]));
+      backends.abandon(socket);
+      let destroy: (error: Error) => void = () => {};
+      const answers: (() => Promise<{ ended: boolean }[]>)[] = [
+        // A silent connection: no answer until a recycle destroys it.
+        () =>
+          new Promise((_, reject) => {
+            destroy = reject;
+          }),
+        () => Promise.reject(new Error('connection refused')),
+        () => Promise.resolve([{ ended: true }]),
+      ];
+      const pidsAsked: unknown[] = [];
+      const sql = ((_: TemplateStringsArray, pids: unknown) => {
+        pidsAsked.push(pids);
+        return (answers.shift() as () => Promise<{ ended: boolean }[]>)();
+      }) as unknown as postgres.Sql<Record<string, unknown>>;
+
+      const first = backends.terminate(sql, 'app');
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(await first).toBe(0);
+      await vi.advanceTimersByTimeAsync(3_000); // no second attempt while the first still waits
+      expect(pidsAsked).toHaveLength(1);
+      destroy(new Error('socket destroyed'));
+      await vi.advanceTimersByTimeAsync(1_000); // the retry, refused
+      await vi.advanceTimersByTimeAsync(1_000); // the next, answered
+      expect(pidsAsked).toEqual([[48213], [48213], [48213]]);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(pidsAsked).toHaveLength(3);
+      expect(await backends.terminate(sql, 'app')).toBe(0); // nothing left to end
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -48,6 +48,17 @@ describe('configuration', () => {
     expect(errorLines({ DATABASE_DIRECT_URL: 'mysql://x' })[0]).toMatch(/^DATABASE_DIRECT_URL:/);
   });
 
+  it('runs one process unless WEB_CONCURRENCY says more, and more only on PostgreSQL', () => {
+    expect(loadConfig({}).webConcurrency).toBe(1);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/app', WEB_CONCURRENCY: '4' }).webConcurrency).toBe(4);
+    expect(errorLines({ WEB_CONCURRENCY: '2' })).toEqual([
+      'WEB_CONCURRENCY: more than one process needs PostgreSQL (DATABASE_URL): the embedded PGlite database belongs to one process (got "2")',
+    ]);
+    expect(errorLines({ DATABASE_URL: 'postgres://u@db/app', WEB_CONCURRENCY: '0' })[0]).toMatch(
+      /^WEB_CONCURRENCY:/,
+    );
+  });
+
   it('splits SUPER_ADMIN_SUBJECTS and drops blanks', () => {
     expect(loadConfig({ SUPER_ADMIN_SUBJECTS: ' a, b ,,c ' }).superAdminSubjects).toEqual(['a', 'b', 'c']);
   });
