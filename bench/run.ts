@@ -24,6 +24,7 @@ import { postgresCpuSeconds, ROOT, runLoad, sampleRss, startServer } from './pro
 import { summarise } from './profile.js';
 import { markdown, memoryOf, type Report, type ScenarioResult, targetsOf } from './report.js';
 import { sizesSvg, svg } from './report-svg.js';
+import { runRosterBench } from './rosters.js';
 import { encodeCursor, type Fixture, isFilter, TITLES } from './scenarios.js';
 import { removePoolMemberships, seed } from './seed.js';
 import { SEARCH } from './seed-tenants.js';
@@ -231,6 +232,19 @@ async function main() {
       `  ${result.rps.toFixed(0)} req/s; RSS ${memory.startMb.toFixed(0)} -> ${memory.endMb.toFixed(0)} MB ` +
         `(${(memory.growth * 100).toFixed(1)} %), max ${memory.maxMb.toFixed(0)} MB`,
     );
+  }
+
+  // Roster imports and the export (bench/rosters.ts), on this service and its big tenant; BENCH_ROSTERS=0 skips them.
+  if (!config.floorFramework) {
+    const { tenantId: exportTenantId, ownerSubject } = seeded;
+    await runRosterBench({
+      db,
+      service,
+      secret,
+      ownerSubject,
+      exportTenantId,
+      exportMemberships: config.memberships,
+    });
   }
 
   await cleanUp();

@@ -79,4 +79,6 @@ function announceSkippedSuites() {
   console.warn(`\n${lines.join('\n')}\n`);
 }
 
-export default defineConfig({ test: { projects } });
+// Every statement the database tests send is checked for its tenant scope once all have run
+// (test/sql-scope, docs/scaling.md).
+export default defineConfig({ test: { globalSetup: ['./test/sql-scope/global-setup.ts'], projects } });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from '../src/db/client.js';
+import { recordOpen, recordStatement } from './sql-scope/capture.js';
 
 export type TestDatabase = DatabaseHandle & { url?: string };
 
@@ -8,8 +9,18 @@ export const testDatabaseKind = (): 'pglite' | 'postgres' =>
   process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
 
 /** A database of its own for one test file: in-memory PGlite, or a fresh database on TEST_DATABASE_URL. */
-export async function createTestDatabase(options: OpenDatabaseOptions = {}): Promise<TestDatabase> {
-  if (testDatabaseKind() === 'pglite') return openDatabase({ kind: 'pglite', dataDir: 'memory://' }, options);
+export async function createTestDatabase(given: OpenDatabaseOptions = {}): Promise<TestDatabase> {
+  const kind = testDatabaseKind();
+  // Every statement the suite sends goes past the tenant-scope check (test/sql-scope, docs/scaling.md).
+  const options: OpenDatabaseOptions = {
+    ...given,
+    onQuery: (sql, params) => {
+      recordStatement(kind, sql);
+      given.onQuery?.(sql, params);
+    },
+  };
+  recordOpen(kind);
+  if (kind === 'pglite') return openDatabase({ kind: 'pglite', dataDir: 'memory://' }, options);
   const bare = await createBareDatabase();
   const handle = await openDatabase({ kind: 'postgres', url: bare.url, poolSize: 10 }, options);
   return {
