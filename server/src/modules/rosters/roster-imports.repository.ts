@@ -50,13 +50,14 @@ export async function insertRosterImport(db: Executor, row: NewRosterImport): Pr
  */
 export async function finishRosterImport(
   db: Executor,
+  tenantId: string,
   importId: string,
   outcome: Pick<RosterImportOutcome, 'status' | 'failure'> & Partial<RosterImportOutcome>,
 ): Promise<RosterImportRow | undefined> {
   const [row] = await db
     .update(r)
     .set({ ...outcome, finishedAt: sql`clock_timestamp()`, heartbeatAt: sql`clock_timestamp()` })
-    .where(and(eq(r.id, importId), isUnfinished))
+    .where(and(eq(r.tenantId, tenantId), eq(r.id, importId), isUnfinished))
     .returning();
   return row;
 }
@@ -64,13 +65,14 @@ export async function finishRosterImport(
 /** RUNNING, with how far it got; the heartbeat moves with it. */
 export async function recordRosterProgress(
   db: Executor,
+  tenantId: string,
   importId: string,
   progress: { status: 'RUNNING'; rowsRead: number },
 ): Promise<void> {
   await db
     .update(r)
     .set({ ...progress, heartbeatAt: sql`now()` })
-    .where(and(eq(r.id, importId), isUnfinished));
+    .where(and(eq(r.tenantId, tenantId), eq(r.id, importId), isUnfinished));
 }
 
 /** The imports this process is running or has queued are alive: their heartbeat moves on. */

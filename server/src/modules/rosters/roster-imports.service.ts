@@ -113,7 +113,7 @@ export async function runRosterImport(
   const record = async (executor: Executor, outcome: RosterImportOutcome) => {
     if (!options.queued)
       return insertRosterImport(executor, { ...recordOf(importId, order), ...outcome, finished: true });
-    const finished = await finishRosterImport(executor, importId, outcome);
+    const finished = await finishRosterImport(executor, order.access.tenantId, importId, outcome);
     // Marked FAILED meanwhile (its heartbeat looked stale to another process): that answer stands.
     if (!finished) throw new Error(`roster import ${importId} was finished by someone else`);
     return finished;

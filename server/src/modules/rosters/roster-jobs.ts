@@ -111,8 +111,12 @@ export class RosterJobs {
     this.stopping = true;
     clearInterval(this.timer);
     const abandoned = this.waiting.splice(0);
-    const failing = abandoned.map(({ importId }) =>
-      this.fail(importId, 'interrupted: the server stopped before the import began; nothing was applied'),
+    const failing = abandoned.map(({ importId, order }) =>
+      this.fail(
+        order.access.tenantId,
+        importId,
+        'interrupted: the server stopped before the import began; nothing was applied',
+      ),
     );
     let timer: NodeJS.Timeout | undefined;
     const deadline =
@@ -140,13 +144,17 @@ export class RosterJobs {
 
   private async run({ importId, order }: RosterJob): Promise<void> {
     const { db, logger } = this.options;
+    const { tenantId } = order.access;
     const onStage = async (stage: RosterStage) => {
       if (stage === 'checked')
-        await recordRosterProgress(db, importId, { status: 'RUNNING', rowsRead: order.file.dataRows });
+        await recordRosterProgress(db, tenantId, importId, {
+          status: 'RUNNING',
+          rowsRead: order.file.dataRows,
+        });
       await this.options.onStage?.(importId, stage);
     };
     try {
-      await recordRosterProgress(db, importId, { status: 'RUNNING', rowsRead: 0 });
+      await recordRosterProgress(db, tenantId, importId, { status: 'RUNNING', rowsRead: 0 });
       await onStage('started');
       const row = await runRosterImport(db, importId, order, { queued: true, onStage });
       logger.info({ importId, status: row.status, rows: row.rowsTotal }, 'roster import finished');
@@ -154,12 +162,16 @@ export class RosterJobs {
       // The caller lost its access, or the tenant went: said as the request would have said it.
       const known = error instanceof AppError;
       if (!known) logger.error({ err: error, importId }, 'roster import failed');
-      await this.fail(importId, known ? error.message : 'the import failed on our side; nothing was applied');
+      await this.fail(
+        tenantId,
+        importId,
+        known ? error.message : 'the import failed on our side; nothing was applied',
+      );
     }
   }
 
-  private fail(importId: string, message: string): Promise<void> {
-    const recorded = finishRosterImport(this.options.db, importId, {
+  private fail(tenantId: string, importId: string, message: string): Promise<void> {
+    const recorded = finishRosterImport(this.options.db, tenantId, importId, {
       status: 'FAILED',
       failure: { code: 'INTERNAL_ERROR', message },
     })

@@ -107,7 +107,7 @@ export async function changeEndpoint(
   const before = await getEndpointForUpdate(change, webhookId);
   const changes = changesOf(before, body);
   if (Object.keys(changes).length === 0) return before;
-  const after = await updateEndpoint(change.tx, webhookId, changes);
+  const after = await updateEndpoint(change.tx, change.owner, webhookId, changes);
   if (changes.enabled === true) await makeQueueDue(change.tx, webhookId);
   await recordWebhookEvent(change, 'webhook.updated', before, after);
   return after;
@@ -126,7 +126,7 @@ export async function rotateEndpointSecret(
   webhookId: string,
 ): Promise<WebhookEndpointRow> {
   const before = await getEndpointForUpdate(change, webhookId);
-  const after = await replaceSecret(change.tx, webhookId, generateWebhookSecret());
+  const after = await replaceSecret(change.tx, change.owner, webhookId, generateWebhookSecret());
   await recordWebhookEvent(change, 'webhook.secret_rotated', before, after);
   return after;
 }

@@ -150,13 +150,14 @@ export type EndpointChanges = Partial<
 
 export async function updateEndpoint(
   tx: Transaction,
+  owner: WebhookOwner,
   webhookId: string,
   changes: EndpointChanges,
 ): Promise<WebhookEndpointRow> {
   const [row] = await tx
     .update(e)
     .set({ ...changes, updatedAt: sql`now()` })
-    .where(eq(e.id, webhookId))
+    .where(and(ownedBy(owner), eq(e.id, webhookId)))
     .returning();
   if (!row) throw new Error(`webhook endpoint ${webhookId} vanished under its row lock`);
   return row;
@@ -169,6 +170,7 @@ export async function updateEndpoint(
  */
 export async function replaceSecret(
   tx: Transaction,
+  owner: WebhookOwner,
   webhookId: string,
   secret: string,
 ): Promise<WebhookEndpointRow> {
@@ -180,7 +182,7 @@ export async function replaceSecret(
       secret,
       updatedAt: sql`now()`,
     })
-    .where(eq(e.id, webhookId))
+    .where(and(ownedBy(owner), eq(e.id, webhookId)))
     .returning();
   if (!row) throw new Error(`webhook endpoint ${webhookId} vanished under its row lock`);
   return row;
