@@ -129,7 +129,7 @@ export function createApp(deps: AppDeps): express.Express {
       platformWebhooks: platformWebhooksRouter(db, webhookTargets),
       users: usersRouter(db),
       me: meRouter(db),
-      health: healthRouter(db, deps.version, deps.startedAt ?? Date.now()),
+      health: healthRouter(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
     },
     app,
     options,

@@ -184,16 +184,8 @@ async function main(config: Config) {
     }
     // A load balancer keeps routing here until enough of its health checks have failed: refusing
     // connections at once would fail what it sends meanwhile, and a write already sent cannot be
-    // safely retried elsewhere. So the process serves on, answering every request with
-    // `Connection: close` (isStopping), while its readiness probe says 503, answered here ahead of
-    // the app because the health route knows nothing of the shutdown.
-    const serve = server.listeners('request')[0] as ((...args: unknown[]) => void) | undefined;
-    server.removeAllListeners('request');
-    server.on('request', (req, res) => {
-      if (req.url?.split('?')[0] !== '/health/ready') return serve?.call(server, req, res);
-      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      res.end('{"status":"unavailable"}');
-    });
+    // safely retried elsewhere. So the process serves on, every answer with `Connection: close`
+    // and /health/ready with 503 (isStopping, in the app), then closes.
     setTimeout(close, drainMs);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

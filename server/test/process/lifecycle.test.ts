@@ -74,6 +74,30 @@ describe('a bare start on the embedded database', () => {
   });
 });
 
+describe('a drain before the close (SHUTDOWN_DRAIN_MS)', () => {
+  it('serves on after SIGTERM, not ready and closing every connection, then exits 0', async () => {
+    // Long enough for the requests below on a loaded machine; the test waits for the log line, not a timer.
+    const server = await spawnServer({ PGLITE_DATA_DIR: 'memory://', SHUTDOWN_DRAIN_MS: '5000' }, workdir);
+    expect((await fetch(`${server.baseUrl}/health/ready`)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    await expect.poll(() => server.output(), { timeout: 5_000, interval: 10 }).toContain('shutting down');
+
+    const ready = await fetch(`${server.baseUrl}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable' });
+    expect(ready.headers.get('connection')).toBe('close');
+    const live = await fetch(`${server.baseUrl}/health/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('connection')).toBe('close');
+    const me = await fetch(`${server.baseUrl}/me`, {
+      headers: { authorization: `Bearer ${tokenFrom(server.output())}` },
+    });
+    expect(me.status).toBe(200);
+
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe('a bad configuration', () => {
   it('stops the start with one clear line per bad variable', async () => {
     const result = await runToExit(

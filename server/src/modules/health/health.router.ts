@@ -5,12 +5,17 @@ import { checkDatabase, healthReport } from './health.service.js';
 
 const s = initServer();
 
-/** Marked to skip the envelope: implemented without `enveloped`, probes read bare bodies. */
-export const healthRouter = (db: Database, version: string, startedAt: number) =>
+/**
+ * Marked to skip the envelope: implemented without `enveloped`, probes read bare bodies.
+ *
+ * Not ready once stopping: during SHUTDOWN_DRAIN_MS the process still serves what a load balancer
+ * sends it, and this is how the balancer learns to send it nothing more.
+ */
+export const healthRouter = (db: Database, version: string, startedAt: number, isStopping = () => false) =>
   s.router(contract.health, {
     live: async () => ({ status: 200, body: { status: 'ok' } }),
     ready: async () =>
-      (await checkDatabase(db)).up
+      !isStopping() && (await checkDatabase(db)).up
         ? { status: 200, body: { status: 'ok' } }
         : { status: 503, body: { status: 'unavailable' } },
     report: async () => {
