@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from '../src/db/client.js';
+import { pgliteTemplate } from './pglite-template.js';
 import { recordOpen, recordStatement } from './sql-scope/capture.js';
 
 export type TestDatabase = DatabaseHandle & { url?: string };
@@ -20,7 +21,11 @@ export async function createTestDatabase(given: OpenDatabaseOptions = {}): Promi
     },
   };
   recordOpen(kind);
-  if (kind === 'pglite') return openDatabase({ kind: 'pglite', dataDir: 'memory://' }, options);
+  if (kind === 'pglite')
+    return openDatabase(
+      { kind: 'pglite', dataDir: 'memory://' },
+      { ...options, pgliteTemplate: await pgliteTemplate() },
+    );
   const bare = await createBareDatabase();
   const handle = await openDatabase({ kind: 'postgres', url: bare.url, poolSize: 10 }, options);
   return {

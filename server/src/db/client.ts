@@ -55,6 +55,11 @@ export type OpenDatabaseOptions = {
    * PostgreSQL the handle then also tells how busy its pools are (`poolUsage`).
    */
   observeQueries?: QueryObserver;
+  /**
+   * PGlite: start from this dump of a data directory (`dumpDataDir`) instead of an empty one. The
+   * tests pass one already migrated: creating a data directory is most of opening one.
+   */
+  pgliteTemplate?: Blob;
 };
 
 export async function openDatabase(
@@ -64,7 +69,7 @@ export async function openDatabase(
   const logger = options.onQuery && { logQuery: options.onQuery };
   return config.kind === 'postgres'
     ? openPostgres(config, logger, options.backgroundPoolSize ?? 0, options.observeQueries)
-    : openPglite(config.dataDir, logger, options.observeQueries);
+    : openPglite(config.dataDir, logger, options.observeQueries, options.pgliteTemplate);
 }
 
 type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefined;
@@ -167,12 +172,13 @@ async function openPglite(
   dataDir: string,
   logger: QueryLogger,
   observeQueries: QueryObserver | undefined,
+  template?: Blob,
 ): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const unlock = inMemory ? () => {} : await lockDataDirectory(dataDir);
   try {
-    const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+    const client = await PGlite.create(dataDir, { extensions: { pg_trgm }, loadDataDir: template });
     await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER });
     if (observeQueries) timePgliteQueries(client, observeQueries);
     const db = drizzlePglite(client, { schema, logger });

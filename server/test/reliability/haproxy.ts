@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { freePort } from '../free-port.js';
 
 /** One row of `show stat` for a server: its state and what HAProxy counted for it. */
 export type ServerStat = Record<string, string> & { svname: string; status: string };
@@ -28,16 +29,6 @@ export type HaProxy = {
   log(): string;
   stop(): Promise<void>;
 };
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
 
 const CHECK = { interMs: 250, fall: 2, rise: 2 };
 

@@ -9,11 +9,11 @@ import {
   readFileSync,
   rmSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
+import { freePort } from '../free-port.js';
 
 const run = promisify(execFile);
 
@@ -49,16 +49,6 @@ export type Cluster = {
   /** Stops both servers (immediately) and removes every file. Safe to call whatever state it is in. */
   destroy(): Promise<void>;
 };
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
 
 /** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user. */
 async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {

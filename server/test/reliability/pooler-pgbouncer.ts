@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { freePort } from '../free-port.js';
 
 export type PgBouncer = {
   port: number;
@@ -12,16 +12,6 @@ export type PgBouncer = {
   stop(): Promise<void>;
   log(): string;
 };
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
 
 /** PgBouncer refuses to run as root: as root, it runs as the `postgres` user. */
 function runAs(): { uid: number; gid: number } | undefined {

@@ -10,12 +10,12 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
+import { freePort } from '../free-port.js';
 import { type BareDatabase, createBareDatabase } from '../test-database.js';
 import {
   type Copy,
@@ -187,14 +187,6 @@ const systemPath = () =>
     .split(delimiter)
     .filter((dir) => !dir.split(sep).includes('node_modules'))
     .join(delimiter);
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
 
 let root: string;
 let database: BareDatabase | undefined;
