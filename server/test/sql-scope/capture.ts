@@ -5,7 +5,7 @@ import { expect, inject } from 'vitest';
 
 /** One line of a worker's log: a statement seen for the first time in this worker, or a database opened. */
 export type CapturedLine =
-  | { kind: 'statement'; database: string; sql: string; test?: string; origin?: string }
+  | { kind: 'statement'; database: string; sql: string; test?: string; origin?: string; sentBy?: string }
   | { kind: 'open'; database: string; test?: string };
 
 const SERVER_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,15 +34,17 @@ function currentTest(): string | undefined {
  * a query awaited directly runs from a microtask that V8's async stack traces do not lead back from
  * (check.ts then looks for a hand-written statement's text in the sources).
  */
-function originOf(stack: string | undefined): string | undefined {
+function originOf(stack: string | undefined): { origin?: string; sentBy?: string } {
   for (const line of stack?.split('\n').slice(1) ?? []) {
     const match = /\(?(?:file:\/\/)?(\/[^():]+):(\d+):\d+\)?$/.exec(line.trim());
     if (!match?.[1]?.startsWith(SERVER_DIR) || match[1].includes('/node_modules/')) continue;
     if (match[1].includes('/sql-scope/')) continue;
     if (match[1].endsWith('/test/test-database.ts')) continue;
-    return `${relative(SERVER_DIR, match[1])}:${match[2]}`;
+    // The frame's function, e.g. "at async listAllAuditEventsAs (file…)": a family's name (check.ts).
+    const sentBy = /^at (?:async )?([\w$]+) \(/.exec(line.trim())?.[1];
+    return { origin: `${relative(SERVER_DIR, match[1])}:${match[2]}`, sentBy };
   }
-  return undefined;
+  return {};
 }
 
 function write(line: CapturedLine): void {
@@ -65,7 +67,7 @@ export function recordStatement(database: string, sql: string): void {
   Error.stackTraceLimit = 60;
   const stack = new Error().stack;
   Error.stackTraceLimit = limit;
-  write({ kind: 'statement', database, sql, test: currentTest(), origin: originOf(stack) });
+  write({ kind: 'statement', database, sql, test: currentTest(), ...originOf(stack) });
 }
 
 declare module 'vitest' {

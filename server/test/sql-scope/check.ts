@@ -8,7 +8,14 @@ import { schemaTables, type TableFacts } from './scoped-tables.js';
 import { sourceOf } from './source-hint.js';
 
 /** One distinct statement text, with every database, test and origin it was seen from. */
-export type Statement = { sql: string; databases: Set<string>; tests: Set<string>; origins: Set<string> };
+export type Statement = {
+  sql: string;
+  databases: Set<string>;
+  tests: Set<string>;
+  origins: Set<string>;
+  /** The functions that sent it (their frames' names), for the allow-list's families. */
+  senders: Set<string>;
+};
 
 export type Offender = { statement: Statement; violations: string[] };
 
@@ -36,10 +43,12 @@ export function readCaptured(dir: string): { statements: Statement[]; opened: nu
         databases: new Set(),
         tests: new Set(),
         origins: new Set(),
+        senders: new Set(),
       };
       statement.databases.add(captured.database);
       if (captured.test) statement.tests.add(captured.test);
       if (captured.origin) statement.origins.add(captured.origin);
+      if (captured.sentBy) statement.senders.add(captured.sentBy);
       byText.set(captured.sql, statement);
     }
   }
@@ -55,6 +64,14 @@ export async function checkStatements(
   await loadModule();
   // The fingerprint ignores constants, parameter numbers and layout: the same statement, however sent.
   const listed = new Map(allowList.map((entry) => [fingerprintSync(entry.sql), entry]));
+  const families = allowList.filter((entry) => entry.sentBy !== undefined);
+  const familyOf = (statement: Statement) =>
+    families.find(
+      (entry) =>
+        entry.sentBy !== undefined &&
+        statement.senders.has(entry.sentBy) &&
+        [...statement.origins].some((origin) => origin.startsWith(`${entry.source.split(':')[0]}:`)),
+    );
   const allowed = new Map<CrossTenantStatement, Statement[]>();
   const offenders: Offender[] = [];
   for (const statement of statements) {
@@ -68,7 +85,7 @@ export async function checkStatements(
       continue;
     }
     if (violations.length === 0) continue;
-    const entry = listed.get(fingerprint);
+    const entry = listed.get(fingerprint) ?? familyOf(statement);
     if (entry) allowed.set(entry, [...(allowed.get(entry) ?? []), statement]);
     else offenders.push({ statement, violations });
   }

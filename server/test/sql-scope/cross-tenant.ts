@@ -29,8 +29,18 @@ export const REASONS = {
 
 export type CrossTenantReason = keyof typeof REASONS;
 
-/** An allowed statement: its text (the fingerprint of which matches), why, and who sends it. */
-export type CrossTenantStatement = { reason: CrossTenantReason; source: string; sql: string };
+/**
+ * An allowed statement: its text (the fingerprint of which matches), why, and who sends it.
+ * `sentBy`: a family, every statement the named function of `source` sends, whatever optional
+ * filters it adds (a platform list's: 2^n combinations, which a fuzzer's request picks at random);
+ * the filters never name a tenant, and `sql` is one of them, checked as the others are.
+ */
+export type CrossTenantStatement = {
+  reason: CrossTenantReason;
+  source: string;
+  sql: string;
+  sentBy?: string;
+};
 
 const FILE = new URL('./cross-tenant.json', import.meta.url);
 

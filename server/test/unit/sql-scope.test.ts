@@ -14,6 +14,7 @@ const statement = (sql: string): Statement => ({
   databases: new Set(['pglite']),
   tests: new Set(['test/example.test.ts']),
   origins: new Set(),
+  senders: new Set(),
 });
 
 beforeAll(() => loadModule());
@@ -136,6 +137,7 @@ describe('the check of a run', () => {
         sql: 'select 1',
         test: 'test/b.test.ts',
         origin: 'src/x.ts:3',
+        sentBy: 'listThings',
       },
     ];
     writeFileSync(join(dir, '1.jsonl'), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
@@ -147,6 +149,7 @@ describe('the check of a run', () => {
         databases: new Set(['pglite', 'postgres']),
         tests: new Set(['test/a.test.ts', 'test/b.test.ts']),
         origins: new Set(['src/x.ts:3']),
+        senders: new Set(['listThings']),
       },
     ]);
   });
@@ -172,5 +175,29 @@ describe('the check of a run', () => {
     expect(report).toContain('1. select id from tenant_memberships where user_id = $1');
     expect(report).toContain('tenant_memberships is not filtered by tenant_id = one value');
     expect(report).toContain('in tests: test/example.test.ts (pglite)');
+  });
+
+  test('a family allows what its function sends with any filters, and nothing another function sends', async () => {
+    const sent = (sql: string, origin: string, sender: string): Statement => ({
+      ...statement(sql),
+      origins: new Set([origin]),
+      senders: new Set([sender]),
+    });
+    const filtered = sent(
+      'select id from tenants where name = $1 and deleted_at < $2',
+      'src/x.ts:9',
+      'listAll',
+    );
+    const elsewhere = sent('select id from tenants where name = $1', 'src/y.ts:9', 'listAll');
+    const otherFunction = sent('select id from tenants where slug = $1', 'src/x.ts:20', 'findOne');
+    const family = {
+      reason: 'platform' as const,
+      source: 'src/x.ts:5',
+      sql: 'select id from tenants',
+      sentBy: 'listAll',
+    };
+    const outcome = await checkStatements([filtered, elsewhere, otherFunction], [family], tables);
+    expect([...outcome.allowed]).toEqual([[family, [filtered]]]);
+    expect(outcome.offenders.map((offender) => offender.statement)).toEqual([elsewhere, otherFunction]);
   });
 });
