@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -81,4 +82,11 @@ function announceSkippedSuites() {
 
 // Every statement the database tests send is checked for its tenant scope once all have run
 // (test/sql-scope, docs/scaling.md).
-export default defineConfig({ test: { globalSetup: ['./test/sql-scope/global-setup.ts'], projects } });
+// Files at once: vitest's default is one per core less one, so a 2-core machine (CI's) ran every
+// file after the other, though most of a database test's time is spent waiting on PostgreSQL or on
+// a process it started, not on this CPU. TEST_WORKERS overrides.
+const maxWorkers = Number(process.env.TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
+
+export default defineConfig({
+  test: { globalSetup: ['./test/sql-scope/global-setup.ts'], maxWorkers, projects },
+});
