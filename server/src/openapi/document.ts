@@ -32,20 +32,13 @@ import {
 } from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
 import { answeredCodes, errorResponses, SHARED_ERRORS } from './error-responses.js';
-import { type Example, errorExample, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
-import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
-import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
+import { type Example, errorExample } from './examples.js';
+import { REQUEST_EXAMPLES_BY_OPERATION, RESPONSE_EXAMPLES_BY_OPERATION } from './examples-by-operation.js';
 import { fixNullableSchemas } from './nullable-schemas.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
-import {
-  ROSTER_REQUEST_EXAMPLES,
-  ROSTER_REQUEST_MEDIA,
-  ROSTER_RESPONSE_EXAMPLES,
-} from './roster-examples.js';
-import { WEBHOOK_REQUEST_EXAMPLES, WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
+import { ROSTER_REQUEST_MEDIA } from './roster-examples.js';
 
 /*
  * The OpenAPI document lives here, not in the contract, so that the contract (and the SDK built on
@@ -85,7 +78,8 @@ const NAMED = {
 for (const [title, schema] of Object.entries(NAMED)) extendApi(schema, { title });
 
 /** The operation ids (operation-ids.ts), where readers of the document have always found them. */
-export { OPERATION_IDS };
+/** The examples by operation (examples-by-operation.ts), beside the document they go into. */
+export { OPERATION_IDS, REQUEST_EXAMPLES_BY_OPERATION, RESPONSE_EXAMPLES_BY_OPERATION };
 
 const INVITATIONS = {
   name: 'Invitations',
@@ -163,52 +157,10 @@ function describedParameter(parameter: Parameter): Parameter {
   return { ...parameter, description, schema };
 }
 
-type ByOperation<T> = Record<string, T>;
-
 /** For the actions that take no options (resend, accept, restore, ...). */
 const ACTION_BODY_EXAMPLES: Record<string, Example> = {
   none: { summary: 'No options: send no body, or `{}`', value: {} },
 };
-
-/** The files of examples, one map per operation (and per status), their examples side by side. */
-export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>> = mergeExamples(
-  REQUEST_EXAMPLES,
-  LIFECYCLE_REQUEST_EXAMPLES,
-  WEBHOOK_REQUEST_EXAMPLES,
-  ROSTER_REQUEST_EXAMPLES,
-);
-const operationsOf = (...maps: object[]) => [...new Set(maps.flatMap((map) => Object.keys(map)))];
-export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
-  Object.fromEntries(
-    operationsOf(
-      RESPONSE_EXAMPLES,
-      LIFECYCLE_RESPONSE_EXAMPLES,
-      AUDIT_RESPONSE_EXAMPLES,
-      HEALTH_RESPONSE_EXAMPLES,
-      WEBHOOK_RESPONSE_EXAMPLES,
-      ROSTER_RESPONSE_EXAMPLES,
-    ).map((operationId) => [
-      operationId,
-      mergeExamples(
-        ...[
-          RESPONSE_EXAMPLES,
-          LIFECYCLE_RESPONSE_EXAMPLES,
-          AUDIT_RESPONSE_EXAMPLES,
-          HEALTH_RESPONSE_EXAMPLES,
-          WEBHOOK_RESPONSE_EXAMPLES,
-          ROSTER_RESPONSE_EXAMPLES,
-        ].map((all) => (all as ByOperation<object>)[operationId] ?? {}),
-      ),
-    ]),
-  );
-
-/** Maps of examples merged key by key: the examples under one key (an operation, a status) side by side. */
-function mergeExamples<T>(...maps: object[]): ByOperation<T> {
-  const merged: Record<string, T> = {};
-  for (const map of maps)
-    for (const [key, value] of Object.entries(map)) merged[key] = { ...(merged[key] ?? {}), ...value } as T;
-  return merged;
-}
 
 const withExamples = (content: Record<string, unknown> | undefined, examples?: Record<string, Example>) =>
   content && examples ? { ...content, examples } : content;

@@ -1,0 +1,42 @@
+import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
+import { type Example, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
+import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
+import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
+import { ROSTER_REQUEST_EXAMPLES, ROSTER_RESPONSE_EXAMPLES } from './roster-examples.js';
+import { WEBHOOK_REQUEST_EXAMPLES, WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
+
+type ByOperation<T> = Record<string, T>;
+
+/** Maps of examples merged key by key: the examples under one key (an operation, a status) side by side. */
+function mergeExamples<T>(...maps: object[]): ByOperation<T> {
+  const merged: Record<string, T> = {};
+  for (const map of maps)
+    for (const [key, value] of Object.entries(map)) merged[key] = { ...(merged[key] ?? {}), ...value } as T;
+  return merged;
+}
+
+/** The files of examples, one map per operation, their examples side by side. */
+export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>> = mergeExamples(
+  REQUEST_EXAMPLES,
+  LIFECYCLE_REQUEST_EXAMPLES,
+  WEBHOOK_REQUEST_EXAMPLES,
+  ROSTER_REQUEST_EXAMPLES,
+);
+
+const RESPONSE_FILES: ByOperation<object>[] = [
+  RESPONSE_EXAMPLES,
+  LIFECYCLE_RESPONSE_EXAMPLES,
+  AUDIT_RESPONSE_EXAMPLES,
+  HEALTH_RESPONSE_EXAMPLES,
+  WEBHOOK_RESPONSE_EXAMPLES,
+  ROSTER_RESPONSE_EXAMPLES,
+];
+
+/** Likewise per operation and status. */
+export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<string, Example>>> =
+  Object.fromEntries(
+    [...new Set(RESPONSE_FILES.flatMap((file) => Object.keys(file)))].map((operationId) => [
+      operationId,
+      mergeExamples(...RESPONSE_FILES.map((file) => file[operationId] ?? {})),
+    ]),
+  );
