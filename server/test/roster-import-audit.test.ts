@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, addMember, createTenantFixture, type TenantFixture, unique } from './factories.js';
+import { unique } from './factories.js';
 import {
   answerOf,
   csvOf,
@@ -7,6 +7,7 @@ import {
   membersOf,
   postCsv,
   type RosterServer,
+  schoolWith,
   startRosterServer,
   students,
 } from './roster-import-helpers.js';
@@ -18,13 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-async function school(extra: number): Promise<TenantFixture & { admin: Actor; emails: string[] }> {
-  const t = await createTenantFixture(h);
-  const admin = (await addMember(h, t.tenantId, 'ADMIN')).actor;
-  const emails = [t.owner.email, admin.email];
-  for (let i = 0; i < extra; i++) emails.push((await addMember(h, t.tenantId, 'STUDENT')).actor.email);
-  return { ...t, admin, emails };
-}
+const school = (extra: number) => schoolWith(h, extra);
 
 describe('the audit trail', () => {
   it('the same file twice: the second changes nothing and writes no event', async () => {

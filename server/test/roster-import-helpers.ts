@@ -12,6 +12,7 @@ import { createHttpServer } from '../src/http/http-server.js';
 import { createLogger } from '../src/logger.js';
 import type { RosterStage } from '../src/modules/rosters/roster-imports.service.js';
 import { RosterJobs, type RosterJobsOptions } from '../src/modules/rosters/roster-jobs.js';
+import { type Actor, addMember, createTenantFixture, type TenantFixture } from './factories.js';
 import { offlineResolver, TEST_SECRET, type TestServer } from './harness.js';
 import { type Json, jsonOf } from './json.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -179,3 +180,15 @@ export async function eventsOf(db: Database, tenantId: string) {
 /** `n` rows of new students, `prefix` keeping each call's addresses apart. */
 export const students = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => `${prefix}-${i}@example.test,student`);
+
+/** A tenant with its OWNER, an ADMIN and `extra` STUDENTs (addresses in `emails`, the OWNER's first). */
+export async function schoolWith(
+  h: TestServer,
+  extra: number,
+): Promise<TenantFixture & { admin: Actor; emails: string[] }> {
+  const t = await createTenantFixture(h);
+  const admin = (await addMember(h, t.tenantId, 'ADMIN')).actor;
+  const emails = [t.owner.email, admin.email];
+  for (let i = 0; i < extra; i++) emails.push((await addMember(h, t.tenantId, 'STUDENT')).actor.email);
+  return { ...t, admin, emails };
+}

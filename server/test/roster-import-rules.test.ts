@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Actor,
-  addMember,
-  createSuperAdmin,
-  createTenantFixture,
-  type TenantFixture,
-  unique,
-} from './factories.js';
+import { createSuperAdmin, unique } from './factories.js';
 import {
   answerOf,
   csvOf,
@@ -16,6 +9,7 @@ import {
   membersOf,
   postCsv,
   type RosterServer,
+  schoolWith,
   startRosterServer,
   students,
 } from './roster-import-helpers.js';
@@ -27,14 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** A tenant with its OWNER, an ADMIN and `extra` STUDENTs (addresses in `emails`, the OWNER's first). */
-async function school(extra = 3): Promise<TenantFixture & { admin: Actor; emails: string[] }> {
-  const t = await createTenantFixture(h);
-  const admin = (await addMember(h, t.tenantId, 'ADMIN')).actor;
-  const emails = [t.owner.email, admin.email];
-  for (let i = 0; i < extra; i++) emails.push((await addMember(h, t.tenantId, 'STUDENT')).actor.email);
-  return { ...t, admin, emails };
-}
+const school = (extra = 3) => schoolWith(h, extra);
 
 const rolesOf = async (tenantId: string) =>
   Object.fromEntries((await membersOf(h.db, tenantId)).map((m) => [m.email, m.role]));
