@@ -92,8 +92,15 @@ async function offerLoad(call: Call, tenantIds: string[], seconds: number, label
 
 async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'tms-bench-webhooks-'));
-  const database = await createBenchDatabase(env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL, tmp);
+  // Each started only once the one before it did, and given back if the next cannot start: a
+  // bench that fails to start leaves no database behind (nor a thread holding the process open).
   const receiver = await startReceiver();
+  const database = await createBenchDatabase(env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL, tmp).catch(
+    async (error: unknown) => {
+      await receiver.close();
+      throw error;
+    },
+  );
   const service = await startServer(
     'service',
     [...(env.BENCH_PROFILE === '1' ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'server/dist/main.js'],
@@ -107,7 +114,11 @@ async function main() {
       RATE_LIMIT_MAX: '0',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     },
-  );
+  ).catch(async (error: unknown) => {
+    await receiver.close();
+    await database.drop();
+    throw error;
+  });
   try {
     const admin = await token('bench-admin');
     const call: Call = async (method, path, body) => {
