@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateData } from '../src/db/data-migrations.js';
-import { users } from '../src/db/schema.js';
+import { dataMigrations, users } from '../src/db/schema.js';
 import { findUserByEmail } from '../src/modules/users/users.repository.js';
 import { type Actor, createSuperAdmin, createTenantFixture, unique } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
@@ -66,6 +66,34 @@ describe('look-alike addresses never claim an invitation', () => {
     expect(rightful.memberships).toEqual([
       expect.objectContaining({ tenantId: tenant.tenantId, role: 'ADMIN' }),
     ]);
+  });
+
+  // IDNA's mapping removes default-ignorable characters and folds compatibility forms: a provider
+  // that verified the look-alike has not shown that the caller controls the real address.
+  it.each([
+    ['a zero-width space in the domain', (t: string) => `zw${t}@example\u200b.edu`],
+    ['a zero-width joiner in the domain', (t: string) => `zw${t}@exam\u200dple.edu`],
+    ['a soft hyphen in the domain', (t: string) => `zw${t}@exam\u00adple.edu`],
+    ['a full-width letter in the domain', (t: string) => `zw${t}@\uff45xample.edu`],
+    ['an ideographic full stop for the dot', (t: string) => `zw${t}@example\u3002edu`],
+  ])('%s: claims nothing, matches no one, and is refused as an address', async (_label, lookAlike) => {
+    const t = tag();
+    const tenant = await createTenantFixture(h);
+    const invited = await inviteTo(tenant.tenantId, `zw${t}@example.edu`);
+
+    const attacker = await signIn(unique('attacker'), lookAlike(t));
+    expect(attacker.memberships).toEqual([]);
+    expect(attacker.user.userId).not.toBe(invited.userId);
+    expect(attacker.user.email).toBeNull();
+
+    const refused = await admin.api.memberships.create({
+      params: { tenantId: tenant.tenantId },
+      body: { role: 'STUDENT', email: lookAlike(t) },
+    });
+    expectError(refused, 400, 'VALIDATION_FAILED');
+
+    const rightful = await signIn(unique('rightful'), `zw${t}@example.edu`);
+    expect(rightful.user.userId).toBe(invited.userId);
   });
 
   it('a tenant’s first OWNER invited through POST /admin/tenants', async () => {
@@ -253,5 +281,36 @@ describe('existing rows', () => {
     expect(canonicalOf(ids[0])).toBe(`old.one${t}@xn--mller-kva.de`);
     expect(canonicalOf(ids[1])).toBeNull();
     expect(canonicalOf(ids[2])).toBeNull();
+  });
+
+  it('an invited address whose domain IDNA changed in more than case loses the canonical form it was given', async () => {
+    const t = tag();
+    const [stale, kept] = [uuidv7(), uuidv7()];
+    // As the rule before this one stored them: the zero-width space mapped away.
+    await h.db.insert(users).values([
+      { id: stale, subject: null, email: `zw${t}@example\u200b.edu`, emailCanonical: `zw${t}@example.edu` },
+      {
+        id: kept,
+        subject: null,
+        email: `J\u00f6rg${t}@M\u00dcLLER.de`,
+        emailCanonical: `j\u00f6rg${t}@xn--mller-kva.de`,
+      },
+    ]);
+    await h.db
+      .delete(dataMigrations)
+      .where(eq(dataMigrations.name, 'canonical-emails-idna-changes-only-case'));
+    await migrateData(h.db);
+    const rows = await h.db.select().from(users).where(sql`${users.id} in (${stale}, ${kept})`);
+    expect(rows.find((r) => r.id === stale)?.emailCanonical).toBeNull();
+    expect(rows.find((r) => r.id === kept)?.emailCanonical).toBe(`j\u00f6rg${t}@xn--mller-kva.de`);
+    // Recorded: the next start does not read the users again.
+    const [done] = await h.db
+      .select()
+      .from(dataMigrations)
+      .where(eq(dataMigrations.name, 'canonical-emails-idna-changes-only-case'));
+    expect(done).toBeDefined();
+    // Nobody signing in with the real address is handed the look-alike's invitation.
+    const person = await signIn(unique('zw'), `zw${t}@example.edu`);
+    expect(person.user.userId).not.toBe(stale);
   });
 });

@@ -1,7 +1,7 @@
-import { and, asc, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { canonicalEmail } from '../identity/email-address.js';
 import type { Database } from './database.js';
-import { users } from './schema.js';
+import { dataMigrations, users } from './schema.js';
 
 const BATCH = 1000;
 
@@ -11,6 +11,34 @@ const BATCH = 1000;
  */
 export async function migrateData(db: Database): Promise<void> {
   await fillCanonicalEmails(db);
+  await once(db, 'canonical-emails-idna-changes-only-case', dropCanonicalEmailsIdnaChanged);
+}
+
+/** Runs `migration` unless it ran before; records it in the same transaction as its change. */
+async function once(db: Database, name: string, migration: (db: Database) => Promise<void>): Promise<void> {
+  const [done] = await db.select().from(dataMigrations).where(eq(dataMigrations.name, name));
+  if (done) return;
+  await db.transaction(async (tx) => {
+    await migration(tx as unknown as Database);
+    await tx.insert(dataMigrations).values({ name }).onConflictDoNothing();
+  });
+}
+
+/**
+ * Addresses whose domain IDNA changed in more than case (a zero-width character, a full-width
+ * letter) were given the canonical form of another domain before the rule (identity/email-address.ts)
+ * refused them: they lose it, and claim nothing any more. Only a non-ASCII address can be one.
+ */
+async function dropCanonicalEmailsIdnaChanged(db: Database): Promise<void> {
+  const rows = await db
+    .select({ id: users.id, email: users.email, canonical: users.emailCanonical })
+    .from(users)
+    .where(and(isNotNull(users.emailCanonical), sql`${users.email} ~ '[^\x01-\x7f]'`));
+  const stale = rows.filter((row) => row.email === null || canonicalEmail(row.email) !== row.canonical);
+  if (stale.length === 0) return;
+  await db.execute(sql`
+    update users set email_canonical = null
+    where id in (select value::uuid from json_array_elements_text(${JSON.stringify(stale.map((row) => row.id))}::json))`);
 }
 
 /**

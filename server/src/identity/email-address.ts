@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { analyzeEmail } from '@hapi/address';
 
 /**
@@ -8,6 +8,10 @@ import { analyzeEmail } from '@hapi/address';
  * - The domain goes through IDNA (UTS #46, as a mail system resolves it) to ASCII, lower-cased:
  *   `MÜLLER.de` and `xn--mller-kva.de` are one domain, and `İnstitute.edu` (xn--institute-5jf.edu)
  *   is not `institute.edu`.
+ * - A domain that IDNA's mapping changes in any way other than case is no domain: the mapping
+ *   removes zero-width and other default-ignorable characters and folds compatibility forms
+ *   (full-width letters, `。`), so `zw@example\u200b.edu` would be `zw@example.edu`. An identity
+ *   provider that verified the first has not shown that the caller controls the second.
  * - The local part is lower-cased in ASCII only, and otherwise kept as given: Unicode case mapping
  *   (PostgreSQL's lower(), toLowerCase()) and normalisation (NFC maps KELVIN SIGN to `K`) would
  *   make `\u212Aim@…` and `kim@…` one person, handing one's invitations to the other.
@@ -17,8 +21,9 @@ import { analyzeEmail } from '@hapi/address';
 export function canonicalEmail(address: string): string | undefined {
   if (analyzeEmail(address) !== null) return undefined;
   const at = address.lastIndexOf('@');
-  const domain = domainToASCII(address.slice(at + 1)).toLowerCase();
-  if (domain === '') return undefined;
+  const given = address.slice(at + 1);
+  const domain = domainToASCII(given).toLowerCase();
+  if (domain === '' || !onlyCaseMapped(given, domain)) return undefined;
   return `${asciiLowerCase(address.slice(0, at))}@${domain}`;
 }
 
@@ -34,6 +39,28 @@ export function emailIdentity(address: string): EmailIdentity | undefined {
 /** Why an address is refused, for the validation error; undefined when it is valid. */
 export function emailProblem(address: string): string | undefined {
   return analyzeEmail(address)?.error ?? (canonicalEmail(address) ? undefined : 'not a valid email address');
+}
+
+/**
+ * Whether IDNA turned `given` into `ascii` changing nothing but case, label by label: each label
+ * is either its ASCII form already (an A-label, `xn--mller-kva`), or the Unicode form of that
+ * ASCII label lower-cased, as a whole or letter by letter (a final sigma lower-cases to ς in
+ * context, σ alone, and IDNA maps Σ to σ).
+ */
+function onlyCaseMapped(given: string, ascii: string): boolean {
+  const labels = given.split('.');
+  const asciiLabels = ascii.split('.');
+  const mappedLabels = domainToUnicode(ascii).split('.');
+  if (labels.length !== asciiLabels.length || labels.length !== mappedLabels.length) return false;
+  return labels.every((label, i) => {
+    const lower = label.toLowerCase();
+    const mapped = mappedLabels[i];
+    return (
+      lower === asciiLabels[i] ||
+      mapped === lower ||
+      mapped === [...label].map((c) => c.toLowerCase()).join('')
+    );
+  });
 }
 
 const asciiLowerCase = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());

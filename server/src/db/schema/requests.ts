@@ -54,3 +54,12 @@ export const idempotencyKeys = pgTable(
     index('idempotency_keys_expires_at_idx').on(table.expiresAt),
   ],
 );
+
+/**
+ * The data migrations (db/data-migrations.ts) that ran once and are done: a change to existing
+ * rows that SQL alone cannot make, recorded so that no later start pays for it again.
+ */
+export const dataMigrations = pgTable('data_migrations', {
+  name: text('name').primaryKey(),
+  appliedAt: timestamp('applied_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
