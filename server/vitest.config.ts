@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const timeouts = { hookTimeout: 60_000, testTimeout: 60_000 };
 const postgresUrl = process.env.TEST_DATABASE_URL;
@@ -9,7 +9,7 @@ const reliability = Boolean(process.env.TEST_RELIABILITY);
 
 // Every database test runs on embedded PGlite; with TEST_DATABASE_URL it runs again on that
 // PostgreSQL, where the tests that need several connections or processes also run.
-const projects = [
+const projects: TestProjectInlineConfiguration[] = [
   {
     test: {
       name: 'unit',
@@ -32,7 +32,19 @@ if (reliability) {
     test: {
       name: 'reliability',
       include: ['test/reliability/**/*.test.ts'],
+      exclude: ['test/reliability/overload.test.ts'],
       env: { TEST_DB: postgresUrl ? 'postgres' : 'pglite' },
+      ...timeouts,
+    },
+  });
+  // Alone, after the others: its figures are ratios of what the machine serves while it runs, and
+  // another suite's load beside it would measure that suite.
+  projects.push({
+    test: {
+      name: 'overload',
+      include: ['test/reliability/overload.test.ts'],
+      env: { TEST_DB: postgresUrl ? 'postgres' : 'pglite' },
+      fileParallelism: false,
       ...timeouts,
     },
   });

@@ -39,13 +39,19 @@ export function mayRetry(method: string, headers: Headers): boolean {
 }
 
 /**
- * The wait before retry number `retry` (1 for the first): the server's `Retry-After` when it sent
- * one, else full jitter (a random time up to the exponential ceiling), so that many clients
- * turned away together do not come back together. Undefined: do not retry, the server asks for
- * longer than the policy waits.
+ * The wait before retry number `retry` (1 for the first), with jitter, so that many clients turned
+ * away together do not come back together: with a `Retry-After`, at least that long and less than
+ * twice it (a server shedding load says when its queue will have drained; callers that all came
+ * back on that second would fill it again at once), never past maxDelayMs; without one, full
+ * jitter (a random time up to the exponential ceiling). Undefined: do not retry, the server asks
+ * for longer than the policy waits.
  */
 export function delayBeforeRetry(policy: RetryPolicy, retry: number, retryAfterMs: number | undefined) {
-  if (retryAfterMs !== undefined) return retryAfterMs <= policy.maxDelayMs ? retryAfterMs : undefined;
+  if (retryAfterMs !== undefined) {
+    if (retryAfterMs > policy.maxDelayMs) return undefined;
+    const spread = Math.min(retryAfterMs, policy.maxDelayMs - retryAfterMs);
+    return retryAfterMs + Math.floor(Math.random() * spread);
+  }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
   return Math.floor(Math.random() * ceiling);
 }

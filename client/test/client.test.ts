@@ -181,6 +181,7 @@ describe('retries', () => {
   });
 
   it('honours Retry-After, in seconds or as an HTTP date, up to maxDelayMs', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
     const inTwoSeconds = new Date(Date.now() + 2500).toUTCString();
     const { client, waits } = sdk([
       refused(429, 'RATE_LIMITED', { 'retry-after': '2' }),
@@ -191,6 +192,28 @@ describe('retries', () => {
     expect(waits[0]).toBe(2000);
     expect(waits[1]).toBeGreaterThan(500);
     expect(waits[1]).toBeLessThanOrEqual(2500);
+  });
+
+  it('spreads the callers a Retry-After sends back: never sooner than it says, less than twice it', async () => {
+    const waits: number[] = [];
+    for (let caller = 0; caller < 50; caller++) {
+      const one = sdk([refused(429, 'TENANT_BUSY', { 'retry-after': '1' }), ok({})]);
+      await one.client.me();
+      waits.push(...one.waits);
+    }
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...waits)).toBeLessThan(2000);
+    // Not one moment for all of them: at least half a second between the first and the last.
+    expect(Math.max(...waits) - Math.min(...waits)).toBeGreaterThan(500);
+  });
+
+  it('keeps a jittered Retry-After within maxDelayMs', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const { fetch } = fakeFetch(refused(503, 'SERVICE_OVERLOADED', { 'retry-after': '8' }), ok({}));
+    const { sleep, waits } = recordedSleep();
+    const client = createClient({ baseUrl: BASE, fetch, retries: { maxDelayMs: 10_000, sleep } });
+    await client.me();
+    expect(waits).toEqual([9998]);
   });
 
   it('does not wait out a Retry-After longer than maxDelayMs: it throws, saying when to come back', async () => {

@@ -39,9 +39,11 @@ export const ResponseCode = {
   IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED: 'RATE_LIMITED',
+  TENANT_BUSY: 'TENANT_BUSY',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  SERVICE_OVERLOADED: 'SERVICE_OVERLOADED',
 } as const;
 export type ResponseCode = (typeof ResponseCode)[keyof typeof ResponseCode];
 
@@ -85,9 +87,11 @@ export const HTTP_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  TENANT_BUSY: 429,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  SERVICE_OVERLOADED: 503,
 } as const satisfies Record<ResponseCode, number>;
 
 /**
@@ -139,8 +143,12 @@ export const RESPONSE_CODE_MEANING = {
   IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was already used, within 24 h, for a different request',
   PAYLOAD_TOO_LARGE: 'The body is over the size limit (100 KiB; a roster import: 10 MiB or 50,000 rows)',
   RATE_LIMITED: 'The caller spent its budget for the window; `Retry-After` says when the next one starts',
+  TENANT_BUSY:
+    'The tenant (outside a tenant: the caller) has more requests in flight than its share of this server; `Retry-After` says when its queue will have drained',
   UNSUPPORTED_MEDIA_TYPE: 'A body that is not `application/json` (or, for a roster import, `text/csv`)',
   INTERNAL_ERROR: 'Anything unexpected; the request id finds it in the logs',
   SERVICE_UNAVAILABLE:
     'The database (or the JWKS) cannot be reached in time, or the request passed its deadline; `Retry-After: 5`',
+  SERVICE_OVERLOADED:
+    'The server has more requests waiting for the database than it can serve in time; refused at once, `Retry-After` says when to come back',
 } as const satisfies Record<ResponseCode, string>;

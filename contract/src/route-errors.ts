@@ -15,8 +15,10 @@ const ANY_AUTHENTICATED = [
   'UNAUTHENTICATED',
   'VALIDATION_FAILED',
   'RATE_LIMITED',
+  'TENANT_BUSY',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
+  'SERVICE_OVERLOADED',
 ] as const satisfies readonly ResponseCode[];
 const WITH_BODY = [
   'INVALID_JSON',

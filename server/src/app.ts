@@ -1,45 +1,42 @@
-import { type Contract, contract } from '@tms/contract';
+import { contract } from '@tms/contract';
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
 import express from 'express';
+import { Admission, DEFAULT_ADMISSION, DOWNLOADS } from './admission/admission.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
-import { verifyBearer } from './http/authenticate.js';
-import { authorise } from './http/authorise.js';
 import { apiSecurityHeaders, corsFor } from './http/browser-security.js';
 import { errorHandler } from './http/error-handler.js';
-import { idempotencyKey } from './http/idempotency-key.js';
-import { jsonBody } from './http/json-body.js';
-import { loadCaller } from './http/load-caller.js';
 import { notFound } from './http/not-found.js';
-import { rateLimit } from './http/rate-limit.js';
 import { requestDeadline } from './http/request-deadline.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
-import { tenantHeaderMatchesUrl } from './http/tenant-header.js';
 import type { Logger } from './logger.js';
 import { recordRequestMetrics } from './metrics/http-metrics.js';
-import { auditEventsRouter } from './modules/audit/audit-events.router.js';
-import { healthRouter } from './modules/health/health.router.js';
-import { invitationsRouter } from './modules/invitations/invitations.router.js';
-import { meRouter } from './modules/me/me.router.js';
-import { membershipsRouter } from './modules/memberships/memberships.router.js';
-import { ownershipTransfersRouter } from './modules/ownership-transfers/ownership-transfers.router.js';
-import { membershipExportRouter } from './modules/rosters/membership-export.router.js';
-import { rosterImportsRouter } from './modules/rosters/roster-imports.router.js';
+import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
+import { healthRoutes } from './modules/health/health.router.js';
+import { invitationsRoutes } from './modules/invitations/invitations.router.js';
+import { meRoutes } from './modules/me/me.router.js';
+import { membershipsRoutes } from './modules/memberships/memberships.router.js';
+import { ownershipTransfersRoutes } from './modules/ownership-transfers/ownership-transfers.router.js';
+import { membershipExportRoutes } from './modules/rosters/membership-export.router.js';
+import { rosterImportsRoutes } from './modules/rosters/roster-imports.router.js';
 import { RosterJobs } from './modules/rosters/roster-jobs.js';
-import { tenantsRouter } from './modules/tenants/tenants.router.js';
-import { usersRouter } from './modules/users/users.router.js';
-import { platformWebhooksRouter } from './modules/webhooks/platform-webhooks.router.js';
+import { tenantsRoutes } from './modules/tenants/tenants.router.js';
+import { usersRoutes } from './modules/users/users.router.js';
+import { platformWebhooksRoutes } from './modules/webhooks/platform-webhooks.router.js';
 import type { Resolver } from './modules/webhooks/target-address.js';
 import { DEFAULT_WEBHOOK_TARGETS } from './modules/webhooks/webhook-endpoints.service.js';
-import { webhooksRouter } from './modules/webhooks/webhooks.router.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.router.js';
 import { docsRouter } from './openapi/docs.router.js';
+import { buildRouter } from './pipeline/build-router.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
 export type AppDeps = {
   db: Database;
+  /** Where long work runs (db/client.ts): the member export's download. Default: `db`. */
+  long?: Database;
   verifyToken: TokenVerifier;
   logger: Logger;
   version: string;
@@ -48,9 +45,9 @@ export type AppDeps = {
   requestTimeoutMs?: number;
   /** True once the process is shutting down: answers then close their connections. */
   isStopping?: () => boolean;
-  /** Called when a request reaches its deadline: the database may hold a stuck connection. */
-  onDeadline?: () => void;
   rateLimiter?: RateLimiter;
+  /** How much database work is admitted at once, and how it is shared (admission/admission.ts). */
+  admission?: Admission;
   /** Express's `trust proxy`: which proxies may tell the client's address (for anonymous rate limits). */
   trustProxy?: boolean | number | string;
   /** TENANT_RETENTION_DAYS: how long a deleted tenant can be restored (default 30). */
@@ -88,52 +85,49 @@ export function createApp(deps: AppDeps): express.Express {
       next();
     });
   }
+  const admission = deps.admission ?? new Admission(DEFAULT_ADMISSION);
   app.use(
     requestId,
     requestLog(logger),
-    requestDeadline(deps.requestTimeoutMs ?? 4000, deps.onDeadline),
+    // A request past its deadline waited on the database: admission then refuses 503, not 429.
+    requestDeadline(deps.requestTimeoutMs ?? 4000, () => admission.noteDeadline()),
     apiSecurityHeaders,
   );
   const allowCors = corsFor(deps.corsOrigins ?? []);
   if (allowCors) app.use(allowCors);
 
-  // Per matched route, in this order: how often you call (429), who you are (401), whether the request contradicts its URL
-  // (400), whether you may (403/404), then the body (415/413/400) and the contract's validation.
-  const pipeline = [
-    verifyBearer(deps.verifyToken),
-    rateLimit(deps.rateLimiter),
-    loadCaller(db),
-    tenantHeaderMatchesUrl,
-    idempotencyKey(db),
-    authorise(db),
-    jsonBody,
-  ];
-  const options: TsRestExpressOptions<Contract> = {
-    logInitialization: false,
-    responseValidation: false,
-    globalMiddleware: pipeline as unknown as NonNullable<TsRestExpressOptions<Contract>['globalMiddleware']>,
-    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
-  };
   const webhookTargets = deps.webhooks ?? DEFAULT_WEBHOOK_TARGETS;
-  createExpressEndpoints(
+  const router = buildRouter(
     contract,
     {
-      tenants: tenantsRouter(db, { days: deps.tenantRetentionDays ?? DEFAULT_TENANT_RETENTION_DAYS }),
-      membershipExport: membershipExportRouter(db, logger),
-      rosterImports: rosterImportsRouter(db, deps.rosterJobs ?? new RosterJobs({ db, logger })),
-      memberships: membershipsRouter(db),
-      invitations: invitationsRouter(db),
-      ownershipTransfers: ownershipTransfersRouter(db),
-      auditEvents: auditEventsRouter(db),
-      webhooks: webhooksRouter(db, webhookTargets),
-      platformWebhooks: platformWebhooksRouter(db, webhookTargets),
-      users: usersRouter(db),
-      me: meRouter(db),
-      health: healthRouter(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
+      tenants: tenantsRoutes({ days: deps.tenantRetentionDays ?? DEFAULT_TENANT_RETENTION_DAYS }),
+      membershipExport: membershipExportRoutes(logger),
+      rosterImports: rosterImportsRoutes(deps.rosterJobs ?? new RosterJobs({ db, logger })),
+      memberships: membershipsRoutes,
+      invitations: invitationsRoutes,
+      ownershipTransfers: ownershipTransfersRoutes,
+      auditEvents: auditEventsRoutes,
+      webhooks: webhooksRoutes(webhookTargets),
+      platformWebhooks: platformWebhooksRoutes(webhookTargets),
+      users: usersRoutes,
+      me: meRoutes,
+      health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
     },
-    app,
-    options,
+    {
+      db,
+      ...(deps.long && { long: deps.long }),
+      verifyToken: deps.verifyToken,
+      ...(deps.rateLimiter && { rateLimiter: deps.rateLimiter }),
+      admission,
+      downloads: new Admission(DOWNLOADS),
+    },
   );
+  const options: TsRestExpressOptions<typeof contract> = {
+    logInitialization: false,
+    responseValidation: false,
+    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+  };
+  createExpressEndpoints(contract, router, app, options);
 
   // After the API: an API request then never walks through the docs router.
   app.use(docsRouter(deps.version));

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
+import { Admission } from './admission/admission.js';
 import { createApp } from './app.js';
 import { type ResolvedAuth, resolveAuth } from './auth/auth-setup.js';
 import { signDevToken } from './auth/sign-token.js';
@@ -85,6 +86,7 @@ async function main(config: Config) {
   const database = await openDatabase(config.database, {
     backgroundPoolSize,
     ...(observeQueries && { observeQueries }),
+    onConnectionReplaced: () => logger.warn('a database connection stopped answering: replaced'),
   }).catch((error: unknown) => {
     console.error(`cannot open the ${config.database.kind} database: ${(error as Error).message}`);
     process.exit(1);
@@ -108,8 +110,8 @@ async function main(config: Config) {
   const tenantPurge = scheduleTenantPurge(
     // The same run removes the audit events past AUDIT_RETENTION_DAYS.
     async () => {
-      const purged = await purgeDeletedTenants(database.db, retention);
-      await purgeExpiredAuditEvents(database.db, config.auditRetentionDays);
+      const purged = await purgeDeletedTenants(database.long ?? database.db, retention);
+      await purgeExpiredAuditEvents(database.long ?? database.db, config.auditRetentionDays);
       return purged;
     },
     config.tenants.purgeIntervalMinutes,
@@ -117,18 +119,21 @@ async function main(config: Config) {
   );
   // Roster imports too large for their request run here. PGlite's directory is this process's alone:
   // an import found unfinished at start belonged to a process that died.
-  const rosterJobs = new RosterJobs({ db: database.db, logger, exclusive: database.kind === 'pglite' });
+  const rosterJobs = new RosterJobs({
+    db: database.long ?? database.db,
+    logger,
+    exclusive: database.kind === 'pglite',
+  });
   const app = createApp({
     db: database.db,
+    ...(database.long && { long: database.long }),
     verifyToken: createTokenVerifier(auth),
     logger,
     version: VERSION,
     corsOrigins: config.corsOrigins,
     requestTimeoutMs: config.requestTimeoutMs,
-    onDeadline: () => {
-      if (database.recycle?.()) logger.warn('a request reached its deadline: database connections replaced');
-    },
     rateLimiter,
+    admission: new Admission(config.admission),
     isStopping: () => stopping,
     trustProxy: config.trustProxy,
     tenantRetentionDays: retention.days,

@@ -43,6 +43,8 @@ export type TestServerOptions = {
   rateLimit?: RateLimitSettings;
   /** Where webhook endpoints may point; by default as in production, resolving names offline. */
   webhooks?: AppDeps['webhooks'];
+  /** Admission other than the default (a test that holds its slots itself). */
+  admission?: AppDeps['admission'];
 };
 
 /**
@@ -67,8 +69,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     version: 'test',
     corsOrigins: options.corsOrigins,
     requestTimeoutMs: options.requestTimeoutMs,
-    onDeadline: () => database.recycle?.(),
     rateLimiter,
+    ...(options.admission && { admission: options.admission }),
     webhooks: {
       allowPrivateNetworks: false,
       requireHttps: false,

@@ -65,22 +65,24 @@ type WebhookCase = {
 
 const reads = (n: number): Cost => ({ statements: n, transactions: 0 });
 const writes = (n: number): Cost => ({ statements: n, transactions: 1 });
+/** A tenant write with a body: its caller read and decided before the body, then `n` in its transaction. */
+const decidedFirst = (n: number): Cost => ({ statements: n + 1, transactions: 1 });
 const hook = (w: WebhookFixture, i: number) => ({ tenantId: w.tenantId, webhookId: w.hooks[i] ?? '' });
 const platformHook = (w: WebhookFixture, i: number) => ({ webhookId: w.platformHooks[i] ?? '' });
 
 export const WEBHOOK_CASES: WebhookCase[] = [
   {
     route: 'webhooks.create',
-    name: 'lock, caller with its role, insert within the limit (counting), audit event',
+    name: 'caller decided before the body; then lock, caller with its role, insert within the limit (counting), audit event',
     status: 201,
-    cost: writes(4),
+    cost: decidedFirst(4),
     call: (w) => w.owner.api.webhooks.create({ params: { tenantId: w.tenantId }, body: HOOK }),
   },
   {
     route: 'webhooks.create',
-    name: 'by an ADMIN: lock, caller with its role, refused (the body never read)',
+    name: 'by an ADMIN: caller with its role, refused before the body is read and before any lock',
     status: 403,
-    cost: writes(2),
+    cost: reads(1),
     call: (w) => w.admin.api.webhooks.create({ params: { tenantId: w.tenantId }, body: HOOK }),
   },
   {
@@ -106,37 +108,37 @@ export const WEBHOOK_CASES: WebhookCase[] = [
   },
   {
     route: 'webhooks.update',
-    name: 'lock, caller, endpoint locked (before), update, audit event',
+    name: 'caller decided before the body; then lock, caller, endpoint locked (before), update, audit event',
     status: 200,
-    cost: writes(5),
+    cost: decidedFirst(5),
     call: (w) => w.owner.api.webhooks.update({ params: hook(w, 1), body: { enabled: false } }),
   },
   {
     route: 'webhooks.update',
-    name: 'enabled again: lock, caller, endpoint (before), update, queue due now, audit event',
+    name: 'caller decided before the body; then enabled again: lock, caller, endpoint (before), update, queue due now, audit event',
     status: 200,
-    cost: writes(6),
+    cost: decidedFirst(6),
     call: (w) => w.owner.api.webhooks.update({ params: hook(w, 1), body: { enabled: true } }),
   },
   {
     route: 'webhooks.update',
-    name: 'the same values: lock, caller, endpoint, nothing to write',
+    name: 'caller decided before the body; then the same values: lock, caller, endpoint, nothing to write',
     status: 200,
-    cost: writes(3),
+    cost: decidedFirst(3),
     call: (w) => w.owner.api.webhooks.update({ params: hook(w, 1), body: { enabled: true } }),
   },
   {
     route: 'webhooks.rotateSecret',
-    name: 'lock, caller, endpoint locked (before), new secret, audit event',
+    name: 'caller decided before the body; then lock, caller, endpoint locked (before), new secret, audit event',
     status: 200,
-    cost: writes(5),
+    cost: decidedFirst(5),
     call: (w) => w.owner.api.webhooks.rotateSecret({ params: hook(w, 1), body: {} }),
   },
   {
     route: 'webhooks.retryDelivery',
-    name: 'lock, caller, retry reading the endpoint and the event (no audit event)',
+    name: 'caller decided before the body; then lock, caller, retry reading the endpoint and the event (no audit event)',
     status: 200,
-    cost: writes(3),
+    cost: decidedFirst(3),
     call: (w) =>
       w.owner.api.webhooks.retryDelivery({ params: { ...hook(w, 0), deliveryId: w.deliveryId }, body: {} }),
   },

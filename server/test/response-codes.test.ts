@@ -3,6 +3,7 @@ import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode, WEBHOOKS_PER_OWNER_MAX 
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Admission } from '../src/admission/admission.js';
 import type { Database } from '../src/db/database.js';
 import { claimKey } from '../src/idempotency/idempotency.repository.js';
 import {
@@ -26,6 +27,11 @@ let teacherMembershipId: string;
 let broken: TestServer;
 let unreachable: TestServer;
 let limited: TestServer;
+let crowded: TestServer;
+let full: TestServer;
+/** Slots held as another request would hold them: what the refusals are measured against. */
+const crowding = new Admission({ slots: 10, share: 1, writes: 1, maxWaitMs: 0 });
+const filling = new Admission({ slots: 1, share: 1, writes: 1, maxWaitMs: 0 });
 
 /** A database whose every call throws a plain Error: stands for a bug nobody anticipated. */
 const explodingDb = new Proxy({} as Database, {
@@ -41,6 +47,8 @@ beforeAll(async () => {
   student = (await addMember(h, tenant.tenantId, 'STUDENT')).actor;
   teacherMembershipId = (await addMember(h, tenant.tenantId, 'TEACHER')).membershipId;
   limited = await startTestServer({ database: h.database, rateLimit: { max: 1, windowSeconds: 3600 } });
+  crowded = await startTestServer({ database: h.database, admission: crowding });
+  full = await startTestServer({ database: h.database, admission: filling });
   broken = await startTestServer({ database: { db: explodingDb, kind: 'postgres', close: async () => {} } });
   const refused = postgres('postgres://nobody@127.0.0.1:9/none', { connect_timeout: 2, max: 1 });
   unreachable = await startTestServer({
@@ -49,6 +57,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await limited?.close();
+  await crowded?.close();
+  await full?.close();
   await broken?.close();
   await unreachable?.close();
   await h?.close();
@@ -321,6 +331,16 @@ const TRIGGERS = {
     await call(limited, { path: '/me', token: admin.token });
     return call(limited, { path: '/me', token: admin.token });
   },
+  // The tenant's one slot is held: its next request is refused at once, the others' are not.
+  TENANT_BUSY: async () => {
+    await crowding.acquire(`tenant:${tenant.tenantId}`, 'read');
+    return call(crowded, { path: memberships(), token: tenant.owner.token });
+  },
+  // The process's one slot is held, by anyone: every request is refused at once.
+  SERVICE_OVERLOADED: async () => {
+    await filling.acquire('caller:somebody-else', 'read');
+    return call(full, { path: '/me', token: admin.token });
+  },
   INTERNAL_ERROR: () => call(broken, { path: '/me', token: admin.token }),
   SERVICE_UNAVAILABLE: () => call(unreachable, { path: '/me', token: admin.token }),
 } satisfies Record<ResponseCode, () => Promise<Response>>;
@@ -340,6 +360,10 @@ describe('every ResponseCode, produced over HTTP', () => {
         ...(code === 'VALIDATION_FAILED' || code === 'ROSTER_INVALID' ? { details: expect.any(Array) } : {}),
       },
     });
+    // What says when to come back does.
+    if (HTTP_STATUS[code] === 429 || HTTP_STATUS[code] === 503) {
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
     // No stack trace, SQL, or driver message ever leaves the service.
     expect(text).not.toMatch(/boom|\.ts:\d|\bat \w+ \(|select |ECONNREFUSED|postgres/i);
   });

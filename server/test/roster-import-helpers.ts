@@ -41,7 +41,6 @@ export async function startRosterServer(
     logger,
     version: 'test',
     requestTimeoutMs: options.requestTimeoutMs,
-    onDeadline: () => database.recycle?.(),
     webhooks: { allowPrivateNetworks: false, requireHttps: false, resolve: offlineResolver },
     rosterJobs: jobs,
   });

@@ -18,4 +18,9 @@ export type RouteMetadata = {
    * error lists and the client's code types are derived from both.
    */
   errors?: readonly ResponseCode[];
+  /**
+   * `stream`: the body is a file read as it arrives by the route itself (up to megabytes), not a
+   * JSON document read whole before the handler runs.
+   */
+  body?: 'stream';
 };

@@ -31,6 +31,7 @@ const routes = c.router(
       },
       metadata: {
         errors: ['ROSTER_INVALID', 'ROSTER_REMOVAL_LIMIT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+        body: 'stream',
       } satisfies Partial<RouteMetadata>,
       summary: 'Import members from a CSV file (or JSON rows): add, or sync; with a dry run',
       description:

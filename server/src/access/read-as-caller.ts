@@ -48,6 +48,21 @@ const factsOf = (row: CallerRow, tenantId: string | undefined) => ({
 });
 
 /**
+ * The caller alone, without data, and the decision on it: for a request decided before its body
+ * is read or its input answered (pipeline/steps/decide-early.ts).
+ */
+export async function decideAsCaller(
+  db: Database,
+  requester: Requester,
+): Promise<{ caller: Caller; access: TenantAccess | undefined }> {
+  const { caller, access } = await readAsCaller(db, requester, async (subject) => ({
+    caller: await findCaller(db, subject, requester.tenantId),
+    items: [],
+  }));
+  return { caller, access };
+}
+
+/**
  * What a read cannot be built without (a cursor, say), parsed where the statement is built but
  * answered as validation is: after the access decision, so a refused caller learns nothing from it.
  */
@@ -55,10 +70,7 @@ export async function parsedAfterAccess<T>(db: Database, requester: Requester, p
   try {
     return parse();
   } catch (problem) {
-    await readAsCaller(db, requester, async (subject) => ({
-      caller: await findCaller(db, subject, requester.tenantId),
-      items: [],
-    }));
+    await decideAsCaller(db, requester);
     throw problem;
   }
 }

@@ -34,10 +34,12 @@ export type DatabaseHandle = {
   kind: DatabaseConfig['kind'];
   close(): Promise<void>;
   /**
-   * Destroys the pool's connections, stuck ones included (see sockets.ts); true if it did
-   * (it refuses to more than once every few seconds). PostgreSQL only.
+   * Where work runs whose statements may take minutes (the purge, background roster imports, the
+   * member export): on PostgreSQL a small pool of its own, so that such work never holds a
+   * connection the requests need, and a connection of it is not taken for stuck while a long
+   * statement runs. Absent: `db` (PGlite's one connection).
    */
-  recycle?(): boolean;
+  long?: Database;
   /** How busy each pool is now (PostgreSQL, when opened with `observeQueries`): see pool-activity.ts. */
   poolUsage?(): PoolUsage[];
 };
@@ -55,6 +57,8 @@ export type OpenDatabaseOptions = {
    * PostgreSQL the handle then also tells how busy its pools are (`poolUsage`).
    */
   observeQueries?: QueryObserver;
+  /** Told each time a connection that stopped answering was replaced (see sockets.ts). */
+  onConnectionReplaced?: () => void;
   /**
    * PGlite: start from this dump of a data directory (`dumpDataDir`) instead of an empty one. The
    * tests pass one already migrated: creating a data directory is most of opening one.
@@ -68,7 +72,7 @@ export async function openDatabase(
 ): Promise<DatabaseHandle> {
   const logger = options.onQuery && { logQuery: options.onQuery };
   return config.kind === 'postgres'
-    ? openPostgres(config, logger, options.backgroundPoolSize ?? 0, options.observeQueries)
+    ? openPostgres(config, logger, options)
     : openPglite(config.dataDir, logger, options.observeQueries, options.pgliteTemplate);
 }
 
@@ -77,8 +81,7 @@ type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefine
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   logger: QueryLogger,
-  backgroundPoolSize: number,
-  observeQueries: QueryObserver | undefined,
+  { backgroundPoolSize = 0, observeQueries, onConnectionReplaced }: OpenDatabaseOptions,
 ): Promise<DatabaseHandle> {
   const hosts = parseHostList(config.url);
   const selector = hosts && selectorFor(hosts);
@@ -89,17 +92,34 @@ async function openPostgres(
     MIGRATIONS_FOLDER,
   );
   const pooled = config.pooler === 'transaction';
-  const backends = pooled ? undefined : new AbandonedBackends();
-  const sockets = new Sockets(selector, backends);
+  // Each pool's sockets end the backends they abandon through that same pool, once it answers.
+  const socketsFor = (stallMs: number, pool: () => postgres.Sql | undefined) => {
+    const backends = pooled ? undefined : new AbandonedBackends();
+    const sockets = new Sockets({
+      ...(selector && { selector }),
+      ...(backends && { backends }),
+      stallMs,
+      unsureStallMs: (IDLE_TIMEOUT_SECONDS + 1) * 1000,
+      onStalled: () => {
+        onConnectionReplaced?.();
+        const sql = pool();
+        if (backends && sql) void backends.terminate(sql, APPLICATION_NAME);
+      },
+    });
+    return { sockets, backends };
+  };
+  const requests = socketsFor(STALL_MS, () => client);
+  const longWork = socketsFor(LONG_STALL_MS, () => long);
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
   const options: postgres.Options<Record<string, never>> & { socket: Sockets['connect'] } = {
     max: config.poolSize,
     // A down database must fail fast (503), not hang the request.
     connect_timeout: 3,
-    idle_timeout: 30,
+    idle_timeout: IDLE_TIMEOUT_SECONDS,
     max_lifetime: 60 * 30,
     onnotice: () => {},
-    socket: sockets.connect,
+    socket: requests.sockets.connect,
+    backoff: RECONNECT_BACKOFF,
     // Behind a transaction pooler a named statement may reach a server connection that never
     // prepared it; the timeouts are set per transaction there instead (see pooler.ts).
     ...(pooled && { prepare: false }),
@@ -109,10 +129,15 @@ async function openPostgres(
       ...(!pooled && SAFETY_TIMEOUTS),
     },
   };
-  const client = postgres(url, options);
-  // The same sockets: a recycle (or a failover) replaces the background pool's connections too.
+  const client: postgres.Sql = postgres(url, options);
+  // Webhook delivery's statements are as short as the requests': the same sockets, watched alike.
   const background =
     backgroundPoolSize > 0 ? postgres(url, { ...options, max: backgroundPoolSize }) : undefined;
+  const long: postgres.Sql = postgres(url, {
+    ...options,
+    max: LONG_POOL_SIZE,
+    socket: longWork.sockets.connect,
+  } as typeof options);
   const activities = observeQueries && [
     new PoolActivity('requests', config.poolSize, observeQueries).instrument(client),
     ...(background
@@ -125,22 +150,34 @@ async function openPostgres(
   return {
     db,
     ...(background && { background: drizzleOf(background) }),
+    long: drizzleOf(long),
     ...(activities && { poolUsage: () => activities.map((activity) => activity.usage()) }),
     kind: 'postgres',
     close: async () => {
-      backends?.stop();
-      await Promise.all([client.end({ timeout: 5 }), background?.end({ timeout: 5 })]);
-    },
-    recycle: () => {
-      if (!sockets.destroyAll()) return false;
-      // The backends left behind may hold locks with no timeout to end them: ask the database.
-      void backends?.terminate(client, APPLICATION_NAME);
-      return true;
+      for (const { sockets, backends } of [requests, longWork]) {
+        sockets.stop();
+        backends?.stop();
+      }
+      await Promise.all([
+        client.end({ timeout: 5 }),
+        background?.end({ timeout: 5 }),
+        long.end({ timeout: 5 }),
+      ]);
     },
   };
 }
 
 const APPLICATION_NAME = 'tenant-membership-service';
+const IDLE_TIMEOUT_SECONDS = 30;
+/**
+ * A connection of the request pool waiting this long for any answer has stopped answering: every
+ * statement it runs ends by then (statement_timeout, lock_timeout and their margin; see pooler.ts).
+ */
+const STALL_MS = SAFETY_TIMEOUTS.statement_timeout + 1000;
+/** The long pool's statements may run 15 minutes (the purge's statement_timeout). */
+const LONG_STALL_MS = 16 * 60_000;
+/** The purge, two roster imports running in the background, two member exports (pipeline/pipelines.ts). */
+const LONG_POOL_SIZE = 5;
 
 /**
  * The pool's settings with a multi-host URL, beside the host selection of the sockets.
@@ -149,14 +186,17 @@ const APPLICATION_NAME = 'tenant-membership-service';
  *   query failed with CONNECTION_DESTROYED (a 503); the socket's close then makes the selector
  *   probe again. A guard for a host that turned standby since its probe. (Not `read-write`,
  *   which postgres.js 3.4.9 gets wrong on PostgreSQL 14+: see host-selection.ts.)
- * - `backoff`: the driver waits this long before a connection's next attempt, growing with
- *   every failure up to 20 s by default: after a failover's gap, the promoted primary would wait
- *   that long. The selector already bounds the probing of the hosts, so at most 1 s here.
  */
-export const FOLLOW_THE_PRIMARY = {
-  target_session_attrs: 'primary',
-  backoff: (retries: number) => Math.min(1, 0.01 * 3 ** retries) * (0.5 + Math.random() / 2),
-} as const;
+export const FOLLOW_THE_PRIMARY = { target_session_attrs: 'primary' } as const;
+
+/**
+ * How long the driver waits before a connection's next attempt, growing with every failure: its
+ * default grows to 20 s, so that after a failover's gap the promoted primary would wait that long
+ * (a balancer's address included). The sockets already pace the tries while the database cannot
+ * be reached (sockets.ts), so at most 1 s here, with jitter.
+ */
+export const RECONNECT_BACKOFF = (retries: number) =>
+  Math.min(1, 0.01 * 3 ** retries) * (0.5 + Math.random() / 2);
 
 function selectorFor(hosts: HostList): HostSelector {
   return new HostSelector(hosts.addresses, (address) => probeHost(hosts.urlFor(address), address));

@@ -5,51 +5,114 @@ import type { HostAddress, HostSelector } from './host-selection.js';
 /** What postgres.js passes to its `socket` option: its own reading of the URL. */
 type DriverOptions = { host: string[]; port: number[]; path?: string };
 
-/** At most one recycling this often, so that an outage does not churn connections. */
-const RECYCLE_INTERVAL_MS = 5000;
+/** How often the sockets are looked at for one that stopped answering. */
+const WATCH_EVERY_MS = 250;
+/** While the database cannot be reached, how often a connection is tried all the same. */
+const PROBE_EVERY_MS = 250;
+
+export type SocketsOptions = {
+  /** A multi-host URL's selector: each socket goes to the host it names as writable. */
+  selector?: HostSelector;
+  /**
+   * The pids of the pool's backends, so that those of destroyed sockets can be ended (see
+   * abandoned-backends.ts); not behind a transaction pooler, whose pids are its own.
+   */
+  backends?: AbandonedBackends;
+  /**
+   * How long a socket may wait for the first byte of an answer before it counts as stopped: longer
+   * than any statement its pool runs may take (its statement_timeout), so that a statement still
+   * running, or waiting for a lock, is never taken for a dead peer. 0: never.
+   */
+  stallMs?: number;
+  /**
+   * Over TLS, when an answer and the next statement passed in the same look: whether that
+   * statement was answered cannot be told from the byte counters, so the socket is given this long
+   * (the pool's idle_timeout and a second: an idle socket is closed by the driver before then).
+   */
+  unsureStallMs?: number;
+  /** Told of each socket destroyed because it stopped answering. */
+  onStalled?: (socket: Socket) => void;
+};
 
 /**
  * The sockets of the pool. postgres.js has no query timeout: a connection whose peer went silent
  * keeps its pool slot until TCP gives up (minutes, or never behind some proxies). The driver is
- * given its sockets by us, so that `destroyAll` can destroy them: the driver sees its connections
- * close, fails what was on them (503) and connects afresh on the next query. The pool, and the
- * database handle, stay the same.
+ * given its sockets by us, so that the one that stopped answering can be destroyed, and only it:
+ * the driver sees that connection close, fails what was on it (503) and connects afresh on the
+ * next query. The pool, the other connections and the requests on them go on.
+ *
+ * A socket has stopped answering when bytes were written to it after the last bytes it read, and
+ * nothing has come back for longer than any statement may run (`stallMs`). The byte counters of
+ * the socket itself are read, which move under TLS too (the TLS layer writes through them). A
+ * socket that waits for a lock, or for a statement still running, answers within its timeouts;
+ * an idle one wrote nothing. Neither is touched.
  *
  * With a HostSelector (a multi-host URL), each socket goes to the host it names as writable, and
  * a socket's end makes it ask again (see host-selection.ts). The driver sees one host, so a
  * failed attempt fails its query at once, as with a single host, instead of looping over hosts.
  */
 export class Sockets {
-  private readonly open = new Set<Socket>();
-  private recycledAt = 0;
+  private readonly open = new Set<PoolSocket>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Since when every connection tried has failed before the server said a word; undefined: reachable. */
+  private unreachableSince: number | undefined;
+  private lastTryAt = 0;
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
-  /**
-   * `backends`: the pids of the pool's backends, so that those of destroyed sockets can be ended
-   * (see abandoned-backends.ts); not behind a transaction pooler, whose pids are its own.
-   */
-  constructor(
-    private readonly selector?: HostSelector,
-    private readonly backends?: AbandonedBackends,
-  ) {}
+  constructor(private readonly options: SocketsOptions = {}) {}
 
   /**
    * postgres.js's `socket` option. Returned before it connects: the driver's first writes wait in
    * the socket, and a refused or slow connection reaches the driver as the socket's error and
    * close, as with the sockets it makes itself (its connect_timeout included).
+   *
+   * While the database cannot be reached (every connection since the last that was answered
+   * failed without a word: refused, reset, timed out, a balancer with no primary behind it), a
+   * connection is tried only every 250 ms; the others fail at once, as a refused one would. A
+   * balancer may hold a connection attempt for seconds (HAProxy waits a second between its retries
+   * to a server it still thinks up): requests then answer 503 at once instead of waiting on it, and
+   * hold nothing meanwhile; the next try that is answered ends the wait for everyone.
    */
   readonly connect = (options: DriverOptions): Socket | Promise<Socket> => {
-    return this.selector ? this.connectToWritable(this.selector) : this.track(connectAsRead(options));
+    const now = performance.now();
+    if (this.unreachableSince !== undefined && now - this.lastTryAt < PROBE_EVERY_MS) {
+      return failedSocket(
+        Object.assign(new Error('the database cannot be reached; trying again shortly'), {
+          code: 'ECONNREFUSED',
+        }),
+      );
+    }
+    this.lastTryAt = now;
+    const { selector } = this.options;
+    return selector ? this.connectToWritable(selector) : this.track(connectAsRead(options));
   };
 
-  /** Destroys every connection, those stuck on a silent peer included; at most once every few seconds. */
-  destroyAll(): boolean {
-    if (Date.now() - this.recycledAt < RECYCLE_INTERVAL_MS) return false;
-    this.recycledAt = Date.now();
+  /** Whether connections are failing now without a word from the database (for tests and metrics). */
+  get unreachable(): boolean {
+    return this.unreachableSince !== undefined;
+  }
+
+  /** Destroys the sockets that stopped answering; called by the watch, and by tests with their own clock. */
+  destroyStalled(now = performance.now()): number {
+    const { stallMs = 0, unsureStallMs = stallMs, backends, onStalled } = this.options;
+    if (stallMs <= 0) return 0;
+    let destroyed = 0;
     for (const socket of this.open) {
-      this.backends?.abandon(socket);
+      const silence = socket.silence(now);
+      if (!silence) continue;
+      if (now - silence.since <= (silence.unsure ? unsureStallMs : stallMs)) continue;
+      backends?.abandon(socket);
       socket.destroy();
+      onStalled?.(socket);
+      destroyed++;
     }
-    return true;
+    return destroyed;
+  }
+
+  /** Stops watching (the pool is closing). */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   private async connectToWritable(selector: HostSelector): Promise<Socket> {
@@ -67,18 +130,51 @@ export class Sockets {
 
   private track(socket: PoolSocket): PoolSocket {
     this.open.add(socket);
-    this.backends?.watch(socket);
-    return socket.whenGone(() => this.open.delete(socket));
+    const triedAt = performance.now();
+    // Answered: the database is reachable again. Gone without a word: it is not, unless another
+    // try begun since was answered (an attempt made during an outage may fail after its end).
+    socket.once('data', () => {
+      this.unreachableSince = undefined;
+      this.lastAnsweredAt = performance.now();
+    });
+    socket.whenGone(() => {
+      if (socket.bytesRead === 0 && triedAt > this.lastAnsweredAt) this.unreachableSince ??= performance.now();
+    });
+    this.options.backends?.watch(socket);
+    if ((this.options.stallMs ?? 0) > 0 && !this.timer) {
+      this.timer = setInterval(() => this.destroyStalled(), WATCH_EVERY_MS).unref();
+    }
+    return socket.whenGone(() => {
+      this.open.delete(socket);
+      if (this.open.size === 0) this.stop();
+    });
   }
 }
 
 /**
- * A socket that runs hooks when it is destroyed, however it ends. Not on 'close' listeners: to
- * wrap a socket in TLS, postgres.js removes all its listeners (`removeAllListeners()`), and a TLS
- * connection's end then destroys the socket under it without a 'close' listener of ours left.
+ * A socket that knows since when it waits for an answer, and runs hooks when it is destroyed,
+ * however it ends.
+ *
+ * In the clear, the driver writes to it and listens to it: the wait starts at the first write
+ * after the last bytes read, and ends with the next bytes read. To wrap it in TLS, postgres.js
+ * removes all its listeners (`removeAllListeners()`) and hands it to `tls.connect`, whose layer
+ * then reads and writes its handle directly, past these methods; from then on the wait is read
+ * off the socket's byte counters, each time the watch looks (see silence()). For the same reason
+ * the hooks do not hang on 'close' listeners: a TLS connection's end destroys the socket under it
+ * without a 'close' listener of ours left.
  */
 class PoolSocket extends Socket {
   private readonly gone: (() => void)[] = [];
+  private encrypted = false;
+  private waitingSince: number | undefined;
+  /** Counter mode (TLS): the counters at the last look, and whether the wait's start is unsure. */
+  private seen = { read: 0, written: 0 };
+  private unsure = false;
+
+  constructor() {
+    super();
+    this.on('data', this.answered);
+  }
 
   whenGone(hook: () => void): this {
     if (this.destroyed) hook();
@@ -86,9 +182,64 @@ class PoolSocket extends Socket {
     return this;
   }
 
+  override _write(chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.writing();
+    super._write(chunk, encoding, callback);
+  }
+
+  override _writev(
+    chunks: { chunk: unknown; encoding: BufferEncoding }[],
+    callback: (error?: Error | null) => void,
+  ): void {
+    this.writing();
+    super._writev?.(chunks, callback);
+  }
+
+  override removeAllListeners(event?: string | symbol): this {
+    // postgres.js does this only to hand the socket to TLS.
+    if (event === undefined) this.encrypted = true;
+    return super.removeAllListeners(event);
+  }
+
+  /** Since when it has waited for an answer, as of `now`; undefined when it waits for none. */
+  silence(now: number): { since: number; unsure: boolean } | undefined {
+    if (this.encrypted) this.look(now);
+    return this.waitingSince === undefined ? undefined : { since: this.waitingSince, unsure: this.unsure };
+  }
+
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     for (const hook of this.gone.splice(0)) hook();
     super._destroy(error, callback);
+  }
+
+  private readonly answered = () => {
+    this.waitingSince = undefined;
+  };
+
+  private writing(): void {
+    if (!this.encrypted) this.waitingSince ??= performance.now();
+  }
+
+  /**
+   * Bytes read since the last look end the wait, unless bytes were written too: which came first
+   * cannot be told, so the wait may have begun (unsure). Bytes written alone begin one.
+   */
+  private look(now: number): void {
+    const read = this.bytesRead;
+    const written = this.bytesWritten;
+    const readMore = read !== this.seen.read;
+    const wroteMore = written !== this.seen.written;
+    this.seen = { read, written };
+    if (readMore && wroteMore) {
+      this.waitingSince = now;
+      this.unsure = true;
+    } else if (readMore) {
+      this.waitingSince = undefined;
+    } else if (wroteMore && (this.waitingSince === undefined || this.unsure)) {
+      // A statement after an unsure wait: if that one was answered, this is when the wait began.
+      this.waitingSince = now;
+      this.unsure = false;
+    }
   }
 }
 

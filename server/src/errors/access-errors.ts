@@ -35,6 +35,14 @@ export class RoleHierarchyViolationError extends AppError {
   }
 }
 
+/** More of one tenant's (or caller's) requests at once than its share of the process: see admission/. */
+export class TenantBusyError extends AppError {
+  readonly code = 'TENANT_BUSY';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many requests for this tenant at once; try again in ${retryAfterSeconds} s`);
+  }
+}
+
 export class RateLimitedError extends AppError {
   readonly code = 'RATE_LIMITED';
   constructor(readonly retryAfterSeconds: number) {

@@ -9,7 +9,12 @@ export abstract class AppError extends Error {
   readonly details?: FieldError[];
 
   constructor(message: string, details?: FieldError[]) {
+    // An answer, not a fault: its stack would be captured for nothing (and refusals under
+    // overload are thousands a second). What caused a 503 is logged from its cause.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = new.target.name;
     this.details = details;
   }

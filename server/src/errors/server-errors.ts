@@ -13,3 +13,11 @@ export class ServiceUnavailableError extends AppError {
     super(message);
   }
 }
+
+/** More requests wait for the database than the process can serve in time: see admission/. */
+export class ServiceOverloadedError extends AppError {
+  readonly code = 'SERVICE_OVERLOADED';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`The service is busy; try again in ${retryAfterSeconds} s`);
+  }
+}

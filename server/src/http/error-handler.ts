@@ -5,8 +5,9 @@ import {
   AppError,
   InternalError,
   MethodNotAllowedError,
-  RateLimitedError,
+  ServiceOverloadedError,
   ServiceUnavailableError,
+  TenantBusyError,
   UnauthenticatedError,
   ValidationFailedError,
 } from '../errors/index.js';
@@ -33,8 +34,52 @@ function toAppError(error: unknown): AppError | undefined {
   return undefined;
 }
 
+/** What node may read and drop after a refusal, to keep the connection: a few segments at most. */
+const DRAINABLE_BYTES = 16 * 1024;
+
+/**
+ * A request turned away for load alone (admission's 429/503) by a caller who may send it: its
+ * small body, which is arriving anyway, is dropped by node unread, so that the connection is kept.
+ * Under overload a closed connection costs more than the refusal (the client's reconnection, a
+ * socket torn down and set up). Any other refusal closes: its caller's body is never taken in.
+ */
+function drainable(req: Parameters<ErrorRequestHandler>[1], error: AppError | undefined): boolean {
+  if (!(error instanceof TenantBusyError || error instanceof ServiceOverloadedError)) return false;
+  // A client that waits for `100 Continue` may never send it: what it sends next is another request.
+  if (req.headers.expect !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
+  const length = req.headers['content-length'];
+  return length !== undefined && Number(length) <= DRAINABLE_BYTES;
+}
+
+/** Errors that say when to come back: a rate limit, a tenant or a process shedding load. */
+const retryAfterOf = (error: AppError): number | undefined => {
+  if (error instanceof ServiceUnavailableError) return 5;
+  const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof seconds === 'number' ? seconds : undefined;
+};
+
+/**
+ * At most one warning a second for 503s, with how many were left unsaid: an outage or an overload
+ * answers thousands a second, and a log line each would add to the load it reports.
+ */
+function throttledWarning(logger: Logger) {
+  let lastAt = 0;
+  let unsaid = 0;
+  return (fields: Record<string, unknown>, message: string) => {
+    const now = Date.now();
+    if (now - lastAt < 1000) {
+      unsaid++;
+      return;
+    }
+    logger.warn({ ...fields, ...(unsaid > 0 && { alsoInTheLastSecond: unsaid }) }, message);
+    lastAt = now;
+    unsaid = 0;
+  };
+}
+
 /** The one place that turns an error into the error envelope. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
+  const warnUnavailable = throttledWarning(logger);
   return (error, req, res, _next) => {
     // Already answered (a handler that finished after its deadline): drop the late outcome.
     if (res.headersSent) {
@@ -42,9 +87,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       logger.debug({ err: error, requestId: req.requestId }, 'late outcome after the answer was sent');
       return;
     }
-    // Refused before its body was read: close rather than let node drain it to reuse the connection.
-    if (bodyUnread(req)) res.setHeader('Connection', 'close');
     let appError = toAppError(error);
+    // Refused before its body was read: close rather than let node drain it to reuse the connection.
+    if (bodyUnread(req) && !drainable(req, appError)) res.setHeader('Connection', 'close');
     if (!appError) {
       logger.error(
         { err: error, requestId: req.requestId, method: req.method, path: req.path },
@@ -52,7 +97,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       );
       appError = new InternalError();
     } else if (appError instanceof ServiceUnavailableError) {
-      logger.warn({ err: error, requestId: req.requestId }, 'service unavailable');
+      warnUnavailable({ err: error, requestId: req.requestId }, 'service unavailable');
     }
     if (appError instanceof UnauthenticatedError) {
       res.setHeader(
@@ -63,9 +108,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       );
     }
     if (appError instanceof MethodNotAllowedError) res.setHeader('Allow', appError.allowed.join(', '));
-    if (appError instanceof ServiceUnavailableError) res.setHeader('Retry-After', '5');
-    if (appError instanceof RateLimitedError)
-      res.setHeader('Retry-After', String(appError.retryAfterSeconds));
+    const retryAfter = retryAfterOf(appError);
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
     res.status(appError.status).json(errorEnvelope(appError, req.requestId));
   };
 }

@@ -6,9 +6,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '../errors/index.js';
-import { locksAfterItsBody } from './authorise.js';
 import { sendContinue } from './http-server.js';
-import { pauseDeadlineForBody } from './request-deadline.js';
 
 export const BODY_LIMIT = '100kb';
 const LIMIT_BYTES = 100 * 1024;
@@ -90,16 +88,12 @@ function parseJson(raw: Buffer): unknown {
 }
 
 /**
- * Runs last in the route pipeline, after authentication and access checks: a caller refused there
- * never gets its body read, nor a `100 Continue` inviting it.
+ * Runs last in a route's pipeline, after authentication and access checks: a caller refused there
+ * never gets its body read, nor a `100 Continue` inviting it. Nothing is held meanwhile: no
+ * transaction, no connection, no admission slot (a slow sender costs only its own socket).
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
   if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) return next();
-  // Its route reads it (a roster import: CSV or JSON up to 10 MiB), with no deadline while it arrives.
-  if (locksAfterItsBody(req)) {
-    pauseDeadlineForBody(req, res);
-    return next();
-  }
   const refused = refusal(req);
   if (refused) return next(refused);
   sendContinue(req, res);

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ServiceUnavailableError } from '../errors/index.js';
+import { bodyUnread } from './json-body.js';
+import { RequestEnd } from './request-end.js';
 
 /**
  * A database that stops answering mid-query would otherwise hold the request for as long as TCP
@@ -13,12 +15,17 @@ import { ServiceUnavailableError } from '../errors/index.js';
  * request that timed out never carries another one.
  */
 export function requestDeadline(ms: number, onExpire?: () => void): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
+    // The request's end, for the work it started (pipeline/request-state.ts): the deadline's 503,
+    // or the connection closed (after the answer, or a client gone).
+    const ended = new RequestEnd();
+    req.state = { end: ended };
     const expire = () => {
       if (res.headersSent) return;
       onExpire?.();
       res.setHeader('Connection', 'close');
       next(new ServiceUnavailableError('The request took too long; the database may be unreachable'));
+      ended.end();
     };
     let timer = setTimeout(expire, ms);
     paused.set(res, () => {
@@ -28,7 +35,10 @@ export function requestDeadline(ms: number, onExpire?: () => void): RequestHandl
       };
     });
     // 'close' follows every answer, and a client that went away: one listener covers both.
-    res.once('close', () => clearTimeout(timer));
+    res.once('close', () => {
+      clearTimeout(timer);
+      ended.end();
+    });
     next();
   };
 }
@@ -37,13 +47,18 @@ export function requestDeadline(ms: number, onExpire?: () => void): RequestHandl
 const paused = new WeakMap<ServerResponse, () => () => void>();
 
 /**
- * A body of up to 10 MiB (a roster import's), read by its route as it arrives and with no
- * transaction open meanwhile: the deadline bounds the server's work, not the client's upload, and
- * a slow upload must not look like a database that stopped answering (whose cure, recycling the
- * connections, would cut every request's). Its clock stops until the body has arrived. (A reader
- * that stops early, at a broken quote, goes on without it: statement_timeout bounds each statement.)
+ * A body of up to 10 MiB (a roster import's), read by its route as it arrives and with nothing
+ * held meanwhile: the deadline bounds the server's work, not the client's upload, and a slow
+ * upload must not look like a database that stopped answering. Its clock stops until the body has
+ * arrived. (A reader that stops early, at a broken quote, goes on without it: statement_timeout
+ * bounds each statement.)
  */
-export function pauseDeadlineForBody(req: IncomingMessage, res: ServerResponse): void {
+export const pauseDeadlineWhileBodyArrives = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: () => void,
+): void => {
   const pause = paused.get(res);
-  if (pause) req.once('end', pause());
-}
+  if (pause && bodyUnread(req)) req.once('end', pause());
+  next();
+};

@@ -17,7 +17,7 @@ export function requestLog(logger: Logger): RequestHandler {
           path: req.path,
           status: res.statusCode,
           durationMs: Math.round(durationMs * 10) / 10,
-          userId: req.caller?.userId,
+          userId: req.state?.caller?.userId,
         },
         'request',
       );

@@ -1,10 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort } from '../free-port.js';
+import { runHaProxy } from './haproxy-process.js';
 
 /** One row of `show stat` for a server: its state and what HAProxy counted for it. */
 export type ServerStat = Record<string, string> & { svname: string; status: string };
@@ -83,24 +82,9 @@ function config(dir: string, port: number, backends: number[]): string {
  * system's own HAProxy service is never touched.
  */
 export async function startHaProxy(backends: number[]): Promise<HaProxy> {
-  let binary: string;
-  try {
-    binary = execFileSync('sh', ['-c', 'command -v haproxy']).toString().trim();
-  } catch {
-    throw new Error('haproxy is not installed: apt-get install -y haproxy (.ci/run does it)');
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'tms-haproxy-'));
   const port = await freePort();
-  const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, config(dir, port, backends));
-  const child: ChildProcess = spawn(binary, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const append = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-500_000);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const proxy = runHaProxy('tms-haproxy-', (dir) => config(dir, port, backends));
+  const { dir, binary, child } = proxy;
 
   const command = (line: string) =>
     new Promise<string>((resolve, reject) => {
@@ -142,14 +126,8 @@ export async function startHaProxy(backends: number[]): Promise<HaProxy> {
       const answer = await command(`set server be/${server} addr 127.0.0.1 port ${to}`);
       if (!/changed|no need to change/i.test(answer)) throw new Error(`set server addr: ${answer}`);
     },
-    log: () => output,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    log: proxy.output,
+    stop: proxy.stop,
   };
   // Ready once the runtime API answers.
   const deadline = Date.now() + 10_000;
@@ -160,7 +138,7 @@ export async function startHaProxy(backends: number[]): Promise<HaProxy> {
     } catch (error) {
       if (child.exitCode !== null || Date.now() > deadline) {
         await haproxy.stop();
-        throw new Error(`haproxy did not start: ${(error as Error).message}\n${output}`);
+        throw new Error(`haproxy did not start: ${(error as Error).message}\n${proxy.output()}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -36,7 +36,7 @@ describe('the sockets of a pool on a multi-host URL', () => {
       probes++;
       return 'writable';
     });
-    const sockets = new Sockets(selector);
+    const sockets = new Sockets({ selector });
     const socket = await sockets.connect(driverOptions);
     const closed = settled(socket);
     await new Promise((resolve) => socket.once('connect', resolve));
@@ -46,6 +46,8 @@ describe('the sockets of a pool on a multi-host URL', () => {
     while (accepted.length === 0) await new Promise((resolve) => setImmediate(resolve));
     accepted[0]?.destroy();
     await closed;
+    // Closed without a word: the next try comes after the pause of an unreachable database.
+    await new Promise((resolve) => setTimeout(resolve, 260));
     const again = await sockets.connect(driverOptions);
     expect(probes).toBe(2);
     again.destroy();
@@ -58,12 +60,13 @@ describe('the sockets of a pool on a multi-host URL', () => {
       probes++;
       return 'writable';
     });
-    const sockets = new Sockets(selector);
+    const sockets = new Sockets({ selector });
     const socket = await sockets.connect(driverOptions);
     await new Promise((resolve) => socket.once('connect', resolve));
     // What postgres.js does before tls.connect({ socket }); the TLS socket's end destroys this one.
     socket.removeAllListeners();
     socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 260));
     (await sockets.connect(driverOptions)).destroy();
     expect(probes).toBe(2);
   });
@@ -73,7 +76,7 @@ describe('the sockets of a pool on a multi-host URL', () => {
       [{ host: '127.0.0.1', port: 1 }],
       async (): Promise<HostRole> => 'read-only',
     );
-    const socket = await new Sockets(selector).connect(driverOptions);
+    const socket = await new Sockets({ selector }).connect(driverOptions);
     const outcome = await settled(socket);
     expect(outcome.error).toMatchObject({ code: 'NO_WRITABLE_HOST' });
     expect(outcome.error?.message).toMatch(/127\.0\.0\.1:1 read-only/);
@@ -90,14 +93,126 @@ describe('the sockets of a pool on a multi-host URL', () => {
     expect(outcome.error).toMatchObject({ code: 'ECONNRESET' });
   });
 
-  it('with one host, connect to it as the driver read it, and destroy them all on recycle', async () => {
+  it('with one host, connect to it as the driver read it', async () => {
     const { address } = await listen();
-    const sockets = new Sockets();
-    const socket = sockets.connect({ host: [address.host], port: [address.port] }) as Socket;
-    const closed = settled(socket);
+    const socket = new Sockets().connect({ host: [address.host], port: [address.port] }) as Socket;
     await new Promise((resolve) => socket.once('connect', resolve));
-    expect(sockets.destroyAll()).toBe(true);
-    await closed;
-    expect(sockets.destroyAll()).toBe(false);
+    expect(socket).toMatchObject({ host: address.host, port: address.port });
+    socket.destroy();
+  });
+});
+
+/** A server that answers each chunk with `pong` when `answering`, and says nothing otherwise. */
+async function peer() {
+  const state = { answering: true };
+  const { address, accepted } = await listen();
+  const server = servers.at(-1);
+  server?.on('connection', (socket) => socket.on('data', () => state.answering && socket.write('pong')));
+  return { address, accepted, state };
+}
+
+const STALL = 6000;
+const UNSURE = 31_000;
+
+async function connected(sockets: Sockets, address: HostAddress): Promise<Socket> {
+  const socket = (await sockets.connect({ host: [address.host], port: [address.port] })) as Socket;
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return socket;
+}
+
+const answered = (socket: Socket) => new Promise((resolve) => socket.once('data', resolve));
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('a connection that stops answering is replaced, and only it', () => {
+  it('in the clear: one waiting past the stall is destroyed; one answered, or idle, is not', async () => {
+    const { address, state } = await peer();
+    const stalled: Socket[] = [];
+    const sockets = new Sockets({ stallMs: STALL, onStalled: (socket) => stalled.push(socket) });
+    const [answering, idle, silent] = [
+      await connected(sockets, address),
+      await connected(sockets, address),
+      await connected(sockets, address),
+    ];
+    answering.write('ping');
+    await answered(answering);
+    state.answering = false;
+    silent.write('ping');
+    await tick();
+    const now = performance.now();
+    // A statement may run, or wait for a lock, up to its timeout: not yet.
+    expect(sockets.destroyStalled(now + STALL - 100)).toBe(0);
+    expect(sockets.destroyStalled(now + STALL + 100)).toBe(1);
+    expect(stalled).toEqual([silent]);
+    expect(silent.destroyed).toBe(true);
+    expect(answering.destroyed).toBe(false);
+    expect(idle.destroyed).toBe(false);
+    answering.destroy();
+    idle.destroy();
+  });
+
+  it('under TLS (counted bytes): a wait after the last answer is a stall; an answer and a statement in one look wait longer', async () => {
+    const { address, state } = await peer();
+    const sockets = new Sockets({ stallMs: STALL, unsureStallMs: UNSURE });
+    const silent = await connected(sockets, address);
+    const unsure = await connected(sockets, address);
+    // What postgres.js does to hand a socket to TLS: from then on only the byte counters tell.
+    silent.removeAllListeners();
+    unsure.removeAllListeners();
+    const start = performance.now();
+    expect(sockets.destroyStalled(start)).toBe(0);
+    // Both an answer and a next statement since the last look: which came first is not known.
+    unsure.write('ping');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    state.answering = false;
+    unsure.write('ping');
+    silent.write('ping');
+    await tick();
+    const now = performance.now();
+    expect(sockets.destroyStalled(now)).toBe(0);
+    expect(sockets.destroyStalled(now + STALL + 100)).toBe(1);
+    expect(silent.destroyed).toBe(true);
+    expect(unsure.destroyed).toBe(false);
+    expect(sockets.destroyStalled(now + UNSURE + 100)).toBe(1);
+    expect(unsure.destroyed).toBe(true);
+  });
+});
+
+describe('while the database cannot be reached', () => {
+  it('tries a connection every 250 ms and fails the others at once; one answered ends it', async () => {
+    const { address, accepted } = await listen();
+    const server = servers.at(-1);
+    let refusing = true;
+    server?.removeAllListeners('connection');
+    // A balancer with no primary behind it closes at once; with one, the server speaks first.
+    server?.on('connection', (socket) => {
+      accepted.push(socket);
+      if (refusing) socket.end();
+      else socket.write('R');
+    });
+    const sockets = new Sockets();
+    const connectOnce = () => sockets.connect({ host: [address.host], port: [address.port] }) as Socket;
+    const first = connectOnce();
+    first.on('data', () => {});
+    expect((await settled(first)).error).toMatchObject({ code: 'ECONNRESET' });
+    expect(sockets.unreachable).toBe(true);
+    // Within the next 250 ms: refused here, without a connection.
+    const before = accepted.length;
+    const fast = await Promise.all([connectOnce(), connectOnce(), connectOnce()].map(settled));
+    expect(fast.map((outcome) => (outcome.error as { code?: string } | undefined)?.code)).toEqual([
+      'ECONNREFUSED',
+      'ECONNREFUSED',
+      'ECONNREFUSED',
+    ]);
+    expect(accepted.length).toBe(before);
+    // The database is back: the next try is answered, and every connection goes through again.
+    refusing = false;
+    await new Promise((resolve) => setTimeout(resolve, 260));
+    const probe = connectOnce();
+    await new Promise((resolve) => probe.once('data', resolve));
+    expect(sockets.unreachable).toBe(false);
+    const next = connectOnce();
+    await new Promise((resolve) => next.once('data', resolve));
+    probe.destroy();
+    next.destroy();
   });
 });

@@ -18,7 +18,7 @@ import {
   RoleHierarchyViolationError,
 } from '../../errors/index.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
-import type { AuditContext } from '../audit/audit-context.js';
+import type { TenantWrite } from '../shared/tenant-write.js';
 import { emailIdentityOf } from '../users/users.service.js';
 import {
   addressHasMembership,
@@ -81,15 +81,12 @@ export async function listInvitationsPage(
 }
 
 /*
- * The changes take the transaction their access was decided in (routing/request-transaction.ts):
+ * The changes take the transaction their access was decided in (pipeline/tenant-transaction.ts):
  * the tenant's row is locked, so every rule below is checked on what the write commits against.
  */
 
 export async function createInvitation(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
-  invitedByUserId: string,
+  { tx, access, audit, caller }: TenantWrite,
   body: CreateInvitationBody,
 ): Promise<InvitationView> {
   const email = emailIdentityOf(body.email, 'body.email');
@@ -104,7 +101,7 @@ export async function createInvitation(
     role: body.role,
     displayName: body.displayName ?? null,
     expiresInDays: body.expiresInDays,
-    invitedByUserId,
+    invitedByUserId: caller.userId,
   });
   if (!created) throw new InvitationAlreadyPendingError();
   await recordInvitationEvent(tx, audit, 'invitation.created', null, created);
@@ -128,9 +125,7 @@ async function invitationToChange(
 }
 
 export async function resendInvitation(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   invitationId: string,
 ): Promise<InvitationView> {
   const invitation = await invitationToChange(tx, access, invitationId);
@@ -151,9 +146,7 @@ export async function resendInvitation(
 }
 
 export async function revokeInvitation(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   invitationId: string,
 ): Promise<InvitationView> {
   const invitation = await invitationToChange(tx, access, invitationId);

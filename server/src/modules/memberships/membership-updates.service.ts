@@ -1,9 +1,7 @@
 import type { SuspendMembershipBody, UpdateMembershipBody } from '@tms/contract';
-import type { TenantAccess } from '../../access/decide-access.js';
-import type { Transaction } from '../../db/database.js';
 import { MembershipNotFoundError, ValidationFailedError } from '../../errors/index.js';
-import type { AuditContext } from '../audit/audit-context.js';
 import { assertIfMatch } from '../shared/if-match.js';
+import type { TenantWrite } from '../shared/tenant-write.js';
 import { patchActionOf, recordMembershipEvent } from './membership-events.js';
 import { assertNotLastOwner, assertWithinLevel } from './membership-rules.js';
 import type { Before } from './membership-target.sql.js';
@@ -65,9 +63,7 @@ function assertOwnerUndated(now: MembershipWithUser, body: UpdateMembershipBody)
 }
 
 export async function changeMembership(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   membershipId: string,
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
@@ -88,9 +84,7 @@ export async function changeMembership(
 }
 
 export async function suspendMembership(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   membershipId: string,
   body: SuspendMembershipBody,
   ifMatch: string | undefined,
@@ -107,9 +101,7 @@ export async function suspendMembership(
 
 /** Reactivating only ever adds an ACTIVE member: no last-owner rule to check. */
 export async function reactivateMembership(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {

@@ -1,7 +1,5 @@
 import { contract } from '@tms/contract';
-import type { Database } from '../../db/database.js';
-import { enveloped } from '../../routing/enveloped.js';
-import { auditContextOf, requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
+import { read, routes, tenantWrite } from '../../pipeline/handlers.js';
 import { etagOf } from '../shared/if-match.js';
 import { changeMembership, reactivateMembership, suspendMembership } from './membership-updates.service.js';
 import { toMembershipDto } from './memberships.dto.js';
@@ -14,73 +12,37 @@ import {
 } from './memberships.service.js';
 
 /**
- * Tenant routes. Reads decide access on the caller read with their data (requesterOf); writes were
- * decided before the request got here, and run in the transaction they were decided in
- * (transactionOf), which commits before the answer is sent.
+ * A tenant's memberships. Reads decide on the caller read in their own statement; changes run in
+ * the transaction that locks the tenant and decides there (pipeline/tenant-transaction.ts), which
+ * commits when the handler returns.
  */
-export const membershipsRouter = (db: Database) =>
-  enveloped(contract.memberships, {
-    list: async ({ req, query }) => {
-      const page = await listMembershipsPage(db, requesterOf(req), query);
-      const meta = {
-        nextCursor: page.nextCursor,
-        ...(page.total === undefined ? {} : { total: page.total }),
-      };
-      return { status: 200, data: page.items.map(toMembershipDto), meta };
-    },
-    get: async ({ req, params }) =>
-      withEtag(200, await getMembership(db, requesterOf(req), params.tenantMembershipId)),
-    create: async ({ req, body }) =>
-      withEtag(
-        201,
-        await createMembership(transactionOf(req), tenantAccessOf(req), auditContextOf(req), body),
-      ),
-    update: async ({ req, params, body, headers }) =>
-      withEtag(
-        200,
-        await changeMembership(
-          transactionOf(req),
-          tenantAccessOf(req),
-          auditContextOf(req),
-          params.tenantMembershipId,
-          body,
-          headers['if-match'],
-        ),
-      ),
-    suspend: async ({ req, params, body, headers }) =>
-      withEtag(
-        200,
-        await suspendMembership(
-          transactionOf(req),
-          tenantAccessOf(req),
-          auditContextOf(req),
-          params.tenantMembershipId,
-          body,
-          headers['if-match'],
-        ),
-      ),
-    reactivate: async ({ req, params, headers }) =>
-      withEtag(
-        200,
-        await reactivateMembership(
-          transactionOf(req),
-          tenantAccessOf(req),
-          auditContextOf(req),
-          params.tenantMembershipId,
-          headers['if-match'],
-        ),
-      ),
-    remove: async ({ req, params, headers }) => {
-      await removeMembership(
-        transactionOf(req),
-        tenantAccessOf(req),
-        auditContextOf(req),
-        params.tenantMembershipId,
-        headers['if-match'],
-      );
-      return { status: 204 };
-    },
-  });
+export const membershipsRoutes = routes(contract.memberships, {
+  list: read(async ({ db, requester }, { query }) => {
+    const page = await listMembershipsPage(db, requester, query);
+    const meta = {
+      nextCursor: page.nextCursor,
+      ...(page.total === undefined ? {} : { total: page.total }),
+    };
+    return { status: 200, data: page.items.map(toMembershipDto), meta };
+  }),
+  get: read(async ({ db, requester }, { params }) =>
+    withEtag(200, await getMembership(db, requester, params.tenantMembershipId)),
+  ),
+  create: tenantWrite(async (write, { body }) => withEtag(201, await createMembership(write, body))),
+  update: tenantWrite(async (write, { params, body, headers }) =>
+    withEtag(200, await changeMembership(write, params.tenantMembershipId, body, headers['if-match'])),
+  ),
+  suspend: tenantWrite(async (write, { params, body, headers }) =>
+    withEtag(200, await suspendMembership(write, params.tenantMembershipId, body, headers['if-match'])),
+  ),
+  reactivate: tenantWrite(async (write, { params, headers }) =>
+    withEtag(200, await reactivateMembership(write, params.tenantMembershipId, headers['if-match'])),
+  ),
+  remove: tenantWrite(async (write, { params, headers }) => {
+    await removeMembership(write, params.tenantMembershipId, headers['if-match']);
+    return { status: 204 };
+  }),
+});
 
 const withEtag = <S extends 200 | 201>(status: S, membership: MembershipWithUser) => ({
   status,

@@ -1,5 +1,4 @@
 import type { CreateMembershipBody, ListMembershipsQuery } from '@tms/contract';
-import type { TenantAccess } from '../../access/decide-access.js';
 import { parsedAfterAccess, type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Transaction } from '../../db/database.js';
 import {
@@ -14,8 +13,8 @@ import {
   type Page,
   toPage,
 } from '../../pagination/cursor.js';
-import type { AuditContext } from '../audit/audit-context.js';
 import { assertIfMatch } from '../shared/if-match.js';
+import type { TenantWrite } from '../shared/tenant-write.js';
 import { emailIdentityOf } from '../users/users.service.js';
 import {
   deleteReturningBefore,
@@ -92,15 +91,13 @@ async function pageInOrder(
 }
 
 /**
- * Writes take the transaction their access was decided in (see routing/request-transaction.ts):
+ * Writes take the transaction their access was decided in (see pipeline/tenant-transaction.ts):
  * the tenant's row is locked, and `access` was read under that lock. Each is one statement; a rule
  * it breaks throws, which rolls the transaction back with the change (see membership-changes).
  * Changes that keep the membership (role, term, suspension) are in membership-updates.service.ts.
  */
 export async function createMembership(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   body: CreateMembershipBody,
 ): Promise<MembershipWithUser> {
   assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
@@ -133,9 +130,7 @@ async function addMember(tx: Transaction, tenantId: string, body: CreateMembersh
 }
 
 export async function removeMembership(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<void> {

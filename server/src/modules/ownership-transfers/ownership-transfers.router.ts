@@ -1,13 +1,5 @@
 import { contract } from '@tms/contract';
-import type { Database } from '../../db/database.js';
-import { enveloped } from '../../routing/enveloped.js';
-import {
-  auditContextOf,
-  callerOf,
-  requesterOf,
-  tenantAccessOf,
-  transactionOf,
-} from '../../routing/request-context.js';
+import { read, routes, tenantWrite, write } from '../../pipeline/handlers.js';
 import { toOwnershipTransferDto } from './ownership-transfers.dto.js';
 import {
   answerTransfer,
@@ -23,44 +15,29 @@ import {
  * nominee's side (/me) names no tenant: its answers open a transaction of their own, which locks
  * the transfer's tenant.
  */
-export const ownershipTransfersRouter = (db: Database) =>
-  enveloped(contract.ownershipTransfers, {
-    create: async ({ req, body }) => ({
-      status: 201,
-      data: toOwnershipTransferDto(
-        await createTransfer(
-          transactionOf(req),
-          tenantAccessOf(req),
-          auditContextOf(req),
-          callerOf(req),
-          body,
-        ),
-      ),
-    }),
-    get: async ({ req, params }) => ({
-      status: 200,
-      data: toOwnershipTransferDto(await getTransfer(db, requesterOf(req), params.transferId)),
-    }),
-    cancel: async ({ req, params }) => ({
-      status: 200,
-      data: toOwnershipTransferDto(
-        await cancelTransfer(transactionOf(req), tenantAccessOf(req), auditContextOf(req), params.transferId),
-      ),
-    }),
-    listMine: async ({ req }) => ({
-      status: 200,
-      data: (await listMyNominations(db, requesterOf(req))).map(toOwnershipTransferDto),
-    }),
-    accept: async ({ req, params }) => ({
-      status: 200,
-      data: toOwnershipTransferDto(
-        await answerTransfer(db, auditContextOf(req), callerOf(req), params.transferId, 'accept'),
-      ),
-    }),
-    decline: async ({ req, params }) => ({
-      status: 200,
-      data: toOwnershipTransferDto(
-        await answerTransfer(db, auditContextOf(req), callerOf(req), params.transferId, 'decline'),
-      ),
-    }),
-  });
+export const ownershipTransfersRoutes = routes(contract.ownershipTransfers, {
+  create: tenantWrite(async (change, { body }) => ({
+    status: 201,
+    data: toOwnershipTransferDto(await createTransfer(change, body)),
+  })),
+  get: read(async ({ db, requester }, { params }) => ({
+    status: 200,
+    data: toOwnershipTransferDto(await getTransfer(db, requester, params.transferId)),
+  })),
+  cancel: tenantWrite(async (change, { params }) => ({
+    status: 200,
+    data: toOwnershipTransferDto(await cancelTransfer(change, params.transferId)),
+  })),
+  listMine: read(async ({ db, requester }) => ({
+    status: 200,
+    data: (await listMyNominations(db, requester)).map(toOwnershipTransferDto),
+  })),
+  accept: write(async ({ db, audit, caller }, { params }) => ({
+    status: 200,
+    data: toOwnershipTransferDto(await answerTransfer(db, audit, caller, params.transferId, 'accept')),
+  })),
+  decline: write(async ({ db, audit, caller }, { params }) => ({
+    status: 200,
+    data: toOwnershipTransferDto(await answerTransfer(db, audit, caller, params.transferId, 'decline')),
+  })),
+});

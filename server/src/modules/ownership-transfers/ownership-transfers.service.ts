@@ -19,6 +19,7 @@ import {
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordAuditEvent } from '../audit/audit-events.repository.js';
 import { recordMembershipEvent } from '../memberships/membership-events.js';
+import type { TenantWrite } from '../shared/tenant-write.js';
 import {
   findTransferWithParties,
   lockTenantOfTransfer,
@@ -78,10 +79,7 @@ export async function listMyNominations(db: Database, requester: Requester): Pro
  * the roles and the pending transfer read here cannot change before commit (see lockTenantForWrite).
  */
 export async function createTransfer(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
-  caller: Caller,
+  { tx, access, audit, caller }: TenantWrite,
   body: CreateOwnershipTransferBody,
 ): Promise<TransferRecord> {
   assertOwnerLevel(access);
@@ -109,9 +107,7 @@ export async function createTransfer(
 
 /** Any OWNER of the tenant (or a super administrator) may withdraw the offer, not only its initiator. */
 export async function cancelTransfer(
-  tx: Transaction,
-  access: TenantAccess,
-  audit: AuditContext,
+  { tx, access, audit }: TenantWrite,
   transferId: string,
 ): Promise<TransferRecord> {
   assertOwnerLevel(access);

@@ -1,27 +1,23 @@
 import { Readable } from 'node:stream';
 import { contract } from '@tms/contract';
-import { initServer } from '@ts-rest/express';
 import type { Request, Response } from 'express';
-import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
-import { requesterOf } from '../../routing/request-context.js';
+import { download, routes } from '../../pipeline/handlers.js';
 import { type MembershipExport, openMembershipExport } from './membership-export.service.js';
-
-const s = initServer();
 
 /**
  * A download, not an envelope: the 200 is the file itself, streamed. Errors until the first byte
  * are enveloped as on every route (the service reads the first chunk before this answers).
  */
-export const membershipExportRouter = (db: Database, logger: Logger) =>
-  s.router(contract.membershipExport, {
-    export: async ({ req, res, query }) => {
-      const download = await openMembershipExport(db, requesterOf(req), query);
-      res.setHeader('Content-Type', download.contentType);
-      res.setHeader('Content-Disposition', `attachment; filename="${download.filename}"`);
+export const membershipExportRoutes = (logger: Logger) =>
+  routes(contract.membershipExport, {
+    export: download(async ({ db, requester }, { req, res, query }) => {
+      const file = await openMembershipExport(db, requester, query);
+      res.setHeader('Content-Type', file.contentType);
+      res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
       // ts-rest pipes a stream body into the response; the contract types the body as the text it becomes.
-      return { status: 200, body: streamed(download, req, res, logger) as unknown as string };
-    },
+      return { status: 200 as const, body: streamed(file, req, res, logger) as unknown as string };
+    }),
   });
 
 /**

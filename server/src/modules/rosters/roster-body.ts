@@ -170,7 +170,7 @@ export function rosterUploadOf(req: object): RosterUpload {
 }
 
 /**
- * What an Idempotency-Key's fingerprint compares for an import (routing/enveloped.ts hashes
+ * What an Idempotency-Key's fingerprint compares for an import (pipeline/answers.ts hashes
  * `req.body`): the query too, as validated (defaults filled in), since a dry run and an apply of
  * the same file are different requests; a CSV file by its SHA-256.
  */

@@ -1,9 +1,6 @@
 import { contract, type RosterImport } from '@tms/contract';
-import type { AppRouteImplementation } from '@ts-rest/express';
-import type { Database } from '../../db/database.js';
 import type { RosterImportRow } from '../../db/schema.js';
-import { enveloped } from '../../routing/enveloped.js';
-import { auditContextOf, callerOf, requesterOf, tenantAccessOf } from '../../routing/request-context.js';
+import { read, routes, upload } from '../../pipeline/handlers.js';
 import { fingerprintBody, readRosterBody, rosterUploadOf } from './roster-body.js';
 import { type RosterFile, readRosterJson } from './roster-file.js';
 import { assertApplied } from './roster-import-outcome.js';
@@ -34,42 +31,32 @@ function fileOf(req: object, body: { rows: Record<string, string | null>[] }): R
 }
 
 /**
- * A tenant route whose access is decided as a read's is (outside any transaction: the body may
- * take a while to arrive), before its body is read by its own reader (roster-body.ts). The
- * service takes the tenant's lock once the file is read, and decides access again under it.
+ * The import is an upload: decided before its file is read, by its own reader (roster-body.ts),
+ * with nothing held while the file arrives. The service takes the tenant's lock once the file is
+ * read, and decides access again under it.
  */
-export function rosterImportsRouter(db: Database, jobs: RosterJobs) {
-  const handlers = enveloped(contract.rosterImports, {
-    create: async ({ req, query, body }) => {
-      const { queued, row } = await startRosterImport(db, jobs, {
-        access: tenantAccessOf(req),
-        caller: callerOf(req),
-        audit: auditContextOf(req),
-        query,
-        file: fileOf(req, body),
-      });
-      if (queued)
-        return { status: 202, data: toRosterImportDto(row), headers: { Location: locationOf(row) } };
-      assertApplied(row);
-      return { status: 200, data: toRosterImportDto(row) };
-    },
-    get: async ({ req, params }) => ({
-      status: 200,
-      data: toRosterImportDto(
-        await getRosterImport(db, requesterOf(req), params.importId, jobs.staleAfterMs),
-      ),
-    }),
-  });
-  const create = handlers.create as AppRouteImplementation<typeof contract.rosterImports.create>;
-  return {
-    ...handlers,
-    create: {
-      middleware: [readRosterBody],
-      handler: (input: Parameters<typeof create>[0]) => {
-        // What the Idempotency-Key compares (routing/enveloped.ts): set once validation is done.
-        input.req.body = fingerprintBody(input.req, input.query) as typeof input.body;
-        return create(input);
+export const rosterImportsRoutes = (jobs: RosterJobs) =>
+  routes(contract.rosterImports, {
+    create: upload({
+      readBody: readRosterBody,
+      // What an Idempotency-Key compares: the query too (a dry run is another request), a CSV file by its hash.
+      fingerprint: ({ req, query }) => fingerprintBody(req, query),
+      handle: async ({ db, access, caller, audit }, { req, query, body }) => {
+        const { queued, row } = await startRosterImport(db, jobs, {
+          access,
+          caller,
+          audit,
+          query,
+          file: fileOf(req, body),
+        });
+        if (queued)
+          return { status: 202, data: toRosterImportDto(row), headers: { Location: locationOf(row) } };
+        assertApplied(row);
+        return { status: 200, data: toRosterImportDto(row) };
       },
-    },
-  };
-}
+    }),
+    get: read(async ({ db, requester }, { params }) => ({
+      status: 200,
+      data: toRosterImportDto(await getRosterImport(db, requester, params.importId, jobs.staleAfterMs)),
+    })),
+  });

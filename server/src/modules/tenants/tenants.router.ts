@@ -1,8 +1,6 @@
 import { contract } from '@tms/contract';
-import type { Database } from '../../db/database.js';
 import type { TenantRow } from '../../db/schema.js';
-import { enveloped } from '../../routing/enveloped.js';
-import { auditContextOf, requesterOf } from '../../routing/request-context.js';
+import { read, routes, write } from '../../pipeline/handlers.js';
 import { etagOf } from '../shared/if-match.js';
 import { restoreTenant } from './tenant-deletion.service.js';
 import type { TenantRetention } from './tenant-retention.js';
@@ -11,36 +9,39 @@ import { createTenant, getTenant, listTenantsPage, removeTenant, renameTenant } 
 
 /**
  * Platform routes, for super administrators: reads decide on the caller read with their data,
- * changes were decided by the authorise middleware.
+ * changes were decided before their body was read and own their transactions.
  */
-export const tenantsRouter = (db: Database, retention: TenantRetention) => {
+export const tenantsRoutes = (retention: TenantRetention) => {
   const withEtag = (tenant: TenantRow) => ({
     status: 200 as const,
     data: toTenantDto(tenant, retention),
     headers: { ETag: etagOf(tenant.version) },
   });
-  const changeBy = (req: Parameters<typeof auditContextOf>[0]) => ({ audit: auditContextOf(req), retention });
-  return enveloped(contract.tenants, {
-    create: async ({ req, body }) => ({
-      ...withEtag(await createTenant(db, changeBy(req), body)),
+  return routes(contract.tenants, {
+    create: write(async ({ db, audit }, { body }) => ({
+      ...withEtag(await createTenant(db, { audit, retention }, body)),
       status: 201,
-    }),
-    list: async ({ req, query }) => {
-      const page = await listTenantsPage(db, requesterOf(req), query);
+    })),
+    list: read(async ({ db, requester }, { query }) => {
+      const page = await listTenantsPage(db, requester, query);
       return {
         status: 200,
         data: page.items.map((tenant) => toTenantDto(tenant, retention)),
         meta: { nextCursor: page.nextCursor },
       };
-    },
-    get: async ({ req, params }) => withEtag(await getTenant(db, requesterOf(req), params.tenantId)),
-    update: async ({ req, params, body, headers }) =>
-      withEtag(await renameTenant(db, changeBy(req), params.tenantId, body, headers['if-match'])),
-    remove: async ({ req, params, headers }) => {
-      await removeTenant(db, changeBy(req), params.tenantId, headers['if-match']);
+    }),
+    get: read(async ({ db, requester }, { params }) =>
+      withEtag(await getTenant(db, requester, params.tenantId)),
+    ),
+    update: write(async ({ db, audit }, { params, body, headers }) =>
+      withEtag(await renameTenant(db, { audit, retention }, params.tenantId, body, headers['if-match'])),
+    ),
+    remove: write(async ({ db, audit }, { params, headers }) => {
+      await removeTenant(db, { audit, retention }, params.tenantId, headers['if-match']);
       return { status: 204 };
-    },
-    restore: async ({ req, params }) =>
-      withEtag(await restoreTenant(db, auditContextOf(req), params.tenantId, retention)),
+    }),
+    restore: write(async ({ db, audit }, { params }) =>
+      withEtag(await restoreTenant(db, audit, params.tenantId, retention)),
+    ),
   });
 };

@@ -1,7 +1,5 @@
 import { contract } from '@tms/contract';
-import type { Database } from '../../db/database.js';
-import { enveloped } from '../../routing/enveloped.js';
-import { auditContextOf, requesterOf } from '../../routing/request-context.js';
+import { read, routes, write } from '../../pipeline/handlers.js';
 import {
   changePlatformEndpoint,
   createPlatformEndpoint,
@@ -19,50 +17,44 @@ const PLATFORM = null;
 
 /**
  * Platform routes, for super administrators: reads decide on the caller read with their data,
- * changes were decided by the authorise middleware and own their transactions.
+ * changes were decided before their body was read and own their transactions.
  */
-export const platformWebhooksRouter = (db: Database, targets: WebhookTargets) =>
-  enveloped(contract.platformWebhooks, {
-    create: async ({ req, body }) => ({
+export const platformWebhooksRoutes = (targets: WebhookTargets) =>
+  routes(contract.platformWebhooks, {
+    create: write(async ({ db, audit }, { body }) => ({
       status: 201,
-      data: toWebhookWithSecretDto(await createPlatformEndpoint(db, auditContextOf(req), targets, body)),
-    }),
-    list: async ({ req, query }) => {
-      const page = await listEndpointsPage(db, requesterOf(req), PLATFORM, query);
+      data: toWebhookWithSecretDto(await createPlatformEndpoint(db, audit, targets, body)),
+    })),
+    list: read(async ({ db, requester }, { query }) => {
+      const page = await listEndpointsPage(db, requester, PLATFORM, query);
       return { status: 200, data: page.items.map(toWebhookDto), meta: { nextCursor: page.nextCursor } };
-    },
-    get: async ({ req, params }) => ({
-      status: 200,
-      data: toWebhookDto(await getEndpoint(db, requesterOf(req), PLATFORM, params.webhookId)),
     }),
-    update: async ({ req, params, body }) => ({
+    get: read(async ({ db, requester }, { params }) => ({
       status: 200,
-      data: toWebhookDto(
-        await changePlatformEndpoint(db, auditContextOf(req), targets, params.webhookId, body),
-      ),
-    }),
-    remove: async ({ req, params }) => {
-      await removePlatformEndpoint(db, auditContextOf(req), params.webhookId);
+      data: toWebhookDto(await getEndpoint(db, requester, PLATFORM, params.webhookId)),
+    })),
+    update: write(async ({ db, audit }, { params, body }) => ({
+      status: 200,
+      data: toWebhookDto(await changePlatformEndpoint(db, audit, targets, params.webhookId, body)),
+    })),
+    remove: write(async ({ db, audit }, { params }) => {
+      await removePlatformEndpoint(db, audit, params.webhookId);
       return { status: 204 };
-    },
-    rotateSecret: async ({ req, params }) => ({
-      status: 200,
-      data: toWebhookWithSecretDto(
-        await rotatePlatformEndpointSecret(db, auditContextOf(req), params.webhookId),
-      ),
     }),
-    listDeliveries: async ({ req, params, query }) => {
-      const page = await listDeliveriesPage(db, requesterOf(req), PLATFORM, params.webhookId, query);
+    rotateSecret: write(async ({ db, audit }, { params }) => ({
+      status: 200,
+      data: toWebhookWithSecretDto(await rotatePlatformEndpointSecret(db, audit, params.webhookId)),
+    })),
+    listDeliveries: read(async ({ db, requester }, { params, query }) => {
+      const page = await listDeliveriesPage(db, requester, PLATFORM, params.webhookId, query);
       return {
         status: 200,
         data: page.items.map(toWebhookDeliveryDto),
         meta: { nextCursor: page.nextCursor },
       };
-    },
-    retryDelivery: async ({ req, params }) => ({
-      status: 200,
-      data: toWebhookDeliveryDto(
-        await retryPlatformDelivery(db, auditContextOf(req), params.webhookId, params.deliveryId),
-      ),
     }),
+    retryDelivery: write(async ({ db, audit }, { params }) => ({
+      status: 200,
+      data: toWebhookDeliveryDto(await retryPlatformDelivery(db, audit, params.webhookId, params.deliveryId)),
+    })),
   });

@@ -4,6 +4,7 @@ import type { Transaction } from '../../db/database.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
 import { InsufficientRoleError } from '../../errors/index.js';
 import type { AuditContext } from '../audit/audit-context.js';
+import type { TenantWrite } from '../shared/tenant-write.js';
 import type { DeliveryView } from './webhook-deliveries.repository.js';
 import {
   assertTargetAllowed,
@@ -17,11 +18,11 @@ import {
 } from './webhook-endpoints.service.js';
 
 /*
- * A tenant's endpoints are changed in the transaction their access was decided in: the tenant's
- * row is locked (http/authorise.ts), so the caller's role, the endpoint count the limit is checked
- * on, and the change cannot move apart before commit. A new URL's name is therefore resolved
- * under that lock: the price of deciding access before the body is read, bounded by the request's
- * deadline, and paid by OWNERs only (the role is checked first).
+ * A tenant's endpoints are changed in the transaction that locks the tenant's row
+ * (pipeline/tenant-transaction.ts), so the caller's role, the endpoint count the limit is checked
+ * on, and the change cannot move apart before commit. A new URL's name is resolved before that
+ * transaction begins (assertTenantTarget), on the access decided before the body was read: no
+ * tenant is locked while the network answers, and only an OWNER's URL is resolved at all.
  */
 
 /**
@@ -32,32 +33,38 @@ import {
  * ownership transfers).
  */
 function ownerChange(tx: Transaction, access: TenantAccess, audit: AuditContext): EndpointChange {
-  if (access.level < ROLE_LEVEL.OWNER)
-    throw new InsufficientRoleError('Only an OWNER may change the tenant’s webhook endpoints');
+  assertOwner(access);
   return { tx, owner: access.tenantId, audit };
 }
 
-export type TenantWrite = { tx: Transaction; access: TenantAccess; audit: AuditContext };
+function assertOwner(access: TenantAccess): void {
+  if (access.level < ROLE_LEVEL.OWNER)
+    throw new InsufficientRoleError('Only an OWNER may change the tenant’s webhook endpoints');
+}
+
+/** Before the transaction: only an OWNER's URL is looked at, and it must point where endpoints may. */
+export async function assertTenantTarget(
+  access: TenantAccess | undefined,
+  targets: WebhookTargets,
+  url: string | undefined,
+): Promise<void> {
+  if (access) assertOwner(access);
+  if (url !== undefined) await assertTargetAllowed(url, targets);
+}
 
 export async function createTenantEndpoint(
   { tx, access, audit }: TenantWrite,
-  targets: WebhookTargets,
   body: CreateWebhookBody,
 ): Promise<WebhookEndpointRow> {
-  const change = ownerChange(tx, access, audit);
-  await assertTargetAllowed(body.url, targets);
-  return createEndpoint(change, body);
+  return createEndpoint(ownerChange(tx, access, audit), body);
 }
 
 export async function changeTenantEndpoint(
   { tx, access, audit }: TenantWrite,
-  targets: WebhookTargets,
   webhookId: string,
   body: UpdateWebhookBody,
 ): Promise<WebhookEndpointRow> {
-  const change = ownerChange(tx, access, audit);
-  if (body.url !== undefined) await assertTargetAllowed(body.url, targets);
-  return changeEndpoint(change, webhookId, body);
+  return changeEndpoint(ownerChange(tx, access, audit), webhookId, body);
 }
 
 export function removeTenantEndpoint({ tx, access, audit }: TenantWrite, webhookId: string): Promise<void> {

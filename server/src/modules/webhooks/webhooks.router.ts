@@ -1,69 +1,64 @@
 import { contract } from '@tms/contract';
-import type { Database } from '../../db/database.js';
-import { enveloped } from '../../routing/enveloped.js';
-import { auditContextOf, requesterOf, tenantAccessOf, transactionOf } from '../../routing/request-context.js';
+import { read, routes, tenantWrite } from '../../pipeline/handlers.js';
 import {
+  assertTenantTarget,
   changeTenantEndpoint,
   createTenantEndpoint,
   removeTenantEndpoint,
   retryTenantDelivery,
   rotateTenantEndpointSecret,
-  type TenantWrite,
 } from './tenant-webhooks.service.js';
 import type { WebhookTargets } from './webhook-endpoints.service.js';
 import { getEndpoint, listDeliveriesPage, listEndpointsPage } from './webhook-reads.service.js';
 import { toWebhookWithSecretDto } from './webhook-with-secret.dto.js';
 import { toWebhookDeliveryDto, toWebhookDto } from './webhooks.dto.js';
 
-/** The request's tenant write: the transaction its access was decided in, the decision, the actor. */
-const writeOf = (req: Express.Request): TenantWrite => ({
-  tx: transactionOf(req),
-  access: tenantAccessOf(req),
-  audit: auditContextOf(req),
-});
-
 /**
  * A tenant's endpoints. Reads decide on the caller read with their data (any tenant admin);
- * changes run in the transaction their access was decided in, and only an OWNER's go through.
+ * changes run in the transaction that locks the tenant, and only an OWNER's go through.
  */
-export const webhooksRouter = (db: Database, targets: WebhookTargets) =>
-  enveloped(contract.webhooks, {
-    create: async ({ req, body }) => ({
-      status: 201,
-      data: toWebhookWithSecretDto(await createTenantEndpoint(writeOf(req), targets, body)),
-    }),
-    list: async ({ req, params, query }) => {
-      const page = await listEndpointsPage(db, requesterOf(req), params.tenantId, query);
+export const webhooksRoutes = (targets: WebhookTargets) =>
+  routes(contract.webhooks, {
+    create: tenantWrite(
+      async (write, { body }) => ({
+        status: 201,
+        data: toWebhookWithSecretDto(await createTenantEndpoint(write, body)),
+      }),
+      ({ access }, { body }) => assertTenantTarget(access, targets, body.url),
+    ),
+    list: read(async ({ db, requester }, { params, query }) => {
+      const page = await listEndpointsPage(db, requester, params.tenantId, query);
       return { status: 200, data: page.items.map(toWebhookDto), meta: { nextCursor: page.nextCursor } };
-    },
-    get: async ({ req, params }) => ({
-      status: 200,
-      data: toWebhookDto(await getEndpoint(db, requesterOf(req), params.tenantId, params.webhookId)),
     }),
-    update: async ({ req, params, body }) => ({
+    get: read(async ({ db, requester }, { params }) => ({
       status: 200,
-      data: toWebhookDto(await changeTenantEndpoint(writeOf(req), targets, params.webhookId, body)),
-    }),
-    remove: async ({ req, params }) => {
-      await removeTenantEndpoint(writeOf(req), params.webhookId);
+      data: toWebhookDto(await getEndpoint(db, requester, params.tenantId, params.webhookId)),
+    })),
+    update: tenantWrite(
+      async (write, { params, body }) => ({
+        status: 200,
+        data: toWebhookDto(await changeTenantEndpoint(write, params.webhookId, body)),
+      }),
+      ({ access }, { body }) => assertTenantTarget(access, targets, body.url),
+    ),
+    remove: tenantWrite(async (write, { params }) => {
+      await removeTenantEndpoint(write, params.webhookId);
       return { status: 204 };
-    },
-    rotateSecret: async ({ req, params }) => ({
-      status: 200,
-      data: toWebhookWithSecretDto(await rotateTenantEndpointSecret(writeOf(req), params.webhookId)),
     }),
-    listDeliveries: async ({ req, params, query }) => {
-      const page = await listDeliveriesPage(db, requesterOf(req), params.tenantId, params.webhookId, query);
+    rotateSecret: tenantWrite(async (write, { params }) => ({
+      status: 200,
+      data: toWebhookWithSecretDto(await rotateTenantEndpointSecret(write, params.webhookId)),
+    })),
+    listDeliveries: read(async ({ db, requester }, { params, query }) => {
+      const page = await listDeliveriesPage(db, requester, params.tenantId, params.webhookId, query);
       return {
         status: 200,
         data: page.items.map(toWebhookDeliveryDto),
         meta: { nextCursor: page.nextCursor },
       };
-    },
-    retryDelivery: async ({ req, params }) => ({
-      status: 200,
-      data: toWebhookDeliveryDto(
-        await retryTenantDelivery(writeOf(req), params.webhookId, params.deliveryId),
-      ),
     }),
+    retryDelivery: tenantWrite(async (write, { params }) => ({
+      status: 200,
+      data: toWebhookDeliveryDto(await retryTenantDelivery(write, params.webhookId, params.deliveryId)),
+    })),
   });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { TenantIdMismatchError } from '../errors/index.js';
+import { TenantIdMismatchError } from '../../errors/index.js';
 
 /**
  * The tenant always comes from the URL. A client that also sends x-tenant-id and disagrees with

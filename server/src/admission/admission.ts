@@ -1,0 +1,303 @@
+import { ServiceOverloadedError, ServiceUnavailableError, TenantBusyError } from '../errors/index.js';
+
+/**
+ * How much database work one process admits at once, and how it is shared.
+ *
+ * - `slots`: requests doing database work at once (the request pool's size). Admitting no more
+ *   than the pool has connections means a request never waits inside the driver, where nothing
+ *   can bound or shed it, and never queues behind another request's statement on a connection.
+ * - `share`: slots one key (a tenant, or a caller outside tenants) may hold at once, so that one
+ *   tenant's burst always leaves room for the others.
+ * - `writes`: writes of one tenant at once. They wait for the tenant's row lock one after the
+ *   other: beyond a few in flight, one more adds nothing but a connection held idle while it waits.
+ * - `maxWaitMs`: the longest a request waits for its turn. Past it, or when the work queued ahead
+ *   says it would be, the request is refused at once (429 TENANT_BUSY when its key is over its
+ *   share, 503 SERVICE_OVERLOADED when the process is full) with a Retry-After, well inside the
+ *   request's deadline: a fast "later" instead of a slow failure that holds what others need.
+ */
+export type AdmissionSettings = {
+  slots: number;
+  share: number;
+  writes: number;
+  maxWaitMs: number;
+  /**
+   * A grant held this long waits on a database that does not answer in time (the service's work
+   * lasts milliseconds): requests that would wait behind it are refused 503 SERVICE_UNAVAILABLE.
+   * Unset: grants are long by nature (downloads), and only a deadline tells.
+   */
+  slowAfterMs?: number;
+};
+
+/** For a pool of 10: the settings a process takes by default (config.ts derives them from the pool). */
+export const DEFAULT_ADMISSION: AdmissionSettings = {
+  slots: 10,
+  share: 5,
+  writes: 3,
+  maxWaitMs: 1000,
+  slowAfterMs: 1000,
+};
+
+/**
+ * Downloads (the member export) hold their connection, of the long pool, while the client reads:
+ * two at once per process, one per tenant, refused at once beyond that.
+ */
+export const DOWNLOADS: AdmissionSettings = { slots: 2, share: 1, writes: 1, maxWaitMs: 0 };
+
+export type Work = 'read' | 'write';
+
+/** Given back when the request is done with the database (its answer sent, or the client gone). */
+export type Release = () => void;
+
+type Waiter = {
+  key: KeyState;
+  work: Work;
+  enqueuedAt: number;
+  grant: (release: Release) => void;
+  refuse: (error: Error) => void;
+  timer: NodeJS.Timeout;
+};
+
+type KeyState = {
+  name: string;
+  inFlight: number;
+  writes: number;
+  reads: Waiter[];
+  pendingWrites: Waiter[];
+  /** Milliseconds a grant of this key is held, smoothed, per kind of work: how fast its queue drains. */
+  heldMs: Record<Work, number>;
+};
+
+/**
+ * After a request reached its deadline, for this long the database counts as not answering:
+ * requests that would wait are refused 503 SERVICE_UNAVAILABLE, as the deadline's own answer is.
+ * The slots are full then because the work in them waits on the database, not because a tenant
+ * sends too much: TENANT_BUSY would send its callers looking for a fault of theirs.
+ */
+const SLOW_DATABASE_MS = 5000;
+
+/** Smoothing of the times held: the last ~10 grants weigh most. */
+const ALPHA = 0.1;
+const INITIAL_HELD_MS = 5;
+
+export class Admission {
+  private inFlight = 0;
+  private readonly keys = new Map<string, KeyState>();
+  /** Keys with waiters, served in turn: one grant each before any key gets a second. */
+  private readonly turns: KeyState[] = [];
+  private heldMs = INITIAL_HELD_MS;
+  private deadlineAt = Number.NEGATIVE_INFINITY;
+  /** When each grant held now began. */
+  private readonly held = new Set<{ since: number }>();
+
+  constructor(
+    private readonly settings: AdmissionSettings,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Waits for a slot for `key`, or refuses. `end`: the request's end (its deadline, or the client
+   * gone): a request nobody waits for any more leaves the queue.
+   */
+  acquire(name: string, work: Work, end?: { onEnd(listener: () => void): void }): Promise<Release> {
+    const key = this.keyOf(name);
+    if (this.queueOf(key, work).length === 0 && this.mayStart(key, work)) {
+      return Promise.resolve(this.start(key, work));
+    }
+    const refusal = this.refusalOnArrival(key, work);
+    if (refusal) {
+      this.forget(key);
+      return Promise.reject(refusal);
+    }
+    return new Promise<Release>((resolve, reject) => {
+      const waiter: Waiter = {
+        key,
+        work,
+        enqueuedAt: this.now(),
+        grant: resolve,
+        refuse: reject,
+        timer: setTimeout(() => this.drop(waiter, this.refusalFor(key, work)), this.settings.maxWaitMs),
+      };
+      this.queueOf(key, work).push(waiter);
+      if (!this.turns.includes(key)) this.turns.push(key);
+      end?.onEnd(() => this.drop(waiter, new ServiceOverloadedError(1)));
+    });
+  }
+
+  /**
+   * The refusal a request of `key` would get now, without joining the queue: asked before any
+   * work is spent on the request (a statement, its body), so that excess load costs little more
+   * than its refusal.
+   */
+  refusalNow(name: string, work: Work): Error | undefined {
+    const key = this.keys.get(name) ?? this.keyOf(name);
+    try {
+      if (this.queueOf(key, work).length === 0 && this.mayStart(key, work)) return undefined;
+      return this.refusalOnArrival(key, work);
+    } finally {
+      this.forget(key);
+    }
+  }
+
+  /** A request reached its deadline: the database is slow to answer, or not answering. */
+  noteDeadline(): void {
+    this.deadlineAt = this.now();
+  }
+
+  /**
+   * The database is not answering in time: a request reached its deadline lately, or work in a
+   * slot has waited on it for longer than the service's work ever takes (slowAfterMs).
+   */
+  private databaseSlow(): boolean {
+    const now = this.now();
+    if (now - this.deadlineAt < SLOW_DATABASE_MS) return true;
+    const { slowAfterMs } = this.settings;
+    if (slowAfterMs === undefined) return false;
+    for (const grant of this.held) if (now - grant.since >= slowAfterMs) return true;
+    return false;
+  }
+
+  /** For metrics and tests: what is held and what waits. */
+  usage(): { inFlight: number; queued: number; keys: number } {
+    let queued = 0;
+    for (const key of this.turns) queued += key.reads.length + key.pendingWrites.length;
+    return { inFlight: this.inFlight, queued, keys: this.keys.size };
+  }
+
+  private keyOf(name: string): KeyState {
+    let key = this.keys.get(name);
+    if (!key) {
+      const heldMs = { read: this.heldMs, write: this.heldMs };
+      key = { name, inFlight: 0, writes: 0, reads: [], pendingWrites: [], heldMs };
+      this.keys.set(name, key);
+    }
+    return key;
+  }
+
+  private queueOf(key: KeyState, work: Work): Waiter[] {
+    return work === 'write' ? key.pendingWrites : key.reads;
+  }
+
+  private mayStart(key: KeyState, work: Work): boolean {
+    return this.inFlight < this.settings.slots && !this.keyIsFull(key, work);
+  }
+
+  /** The key holds its share (or, for a write, its tenant's writes): it waits for its own grants. */
+  private keyIsFull(key: KeyState, work: Work): boolean {
+    return key.inFlight >= this.settings.share || (work === 'write' && key.writes >= this.settings.writes);
+  }
+
+  /** How many of the key's grants of this kind can run side by side. */
+  private parallelOf(work: Work): number {
+    return work === 'write' ? Math.min(this.settings.writes, this.settings.share) : this.settings.share;
+  }
+
+  private start(key: KeyState, work: Work): Release {
+    this.inFlight++;
+    key.inFlight++;
+    if (work === 'write') key.writes++;
+    const startedAt = this.now();
+    const grant = { since: startedAt };
+    this.held.add(grant);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held.delete(grant);
+      const held = this.now() - startedAt;
+      key.heldMs[work] += ALPHA * (held - key.heldMs[work]);
+      this.heldMs += ALPHA * (held - this.heldMs);
+      this.inFlight--;
+      key.inFlight--;
+      if (work === 'write') key.writes--;
+      this.dispatch();
+      this.forget(key);
+    };
+  }
+
+  /** Milliseconds until the key's queue of this kind drains, with one more in it. */
+  private keyWaitMs(key: KeyState, work: Work): number {
+    return ((this.queueOf(key, work).length + 1) * key.heldMs[work]) / this.parallelOf(work);
+  }
+
+  /**
+   * Milliseconds until a slot of the process frees for one more request, counting the waiters
+   * that wait for the process (not those that wait for their own key's grants).
+   */
+  private processWaitMs(): number {
+    if (this.inFlight < this.settings.slots) return 0;
+    let waiting = 0;
+    for (const key of this.turns) {
+      if (!this.keyIsFull(key, 'read')) waiting += key.reads.length;
+      if (!this.keyIsFull(key, 'write')) waiting += key.pendingWrites.length;
+    }
+    return ((waiting + 1) * this.heldMs) / this.settings.slots;
+  }
+
+  /**
+   * Refused at once when the queue ahead would not drain within the longest wait: a request that
+   * would be refused after waiting is better refused now, and holds nothing meanwhile.
+   */
+  private refusalOnArrival(key: KeyState, work: Work): Error | undefined {
+    const { maxWaitMs } = this.settings;
+    // The work ahead waits on a database that does not answer: waiting behind it would not help.
+    if (this.databaseSlow()) return this.refusalFor(key, work);
+    if (this.keyIsFull(key, work) && this.keyWaitMs(key, work) > maxWaitMs) return this.refusalFor(key, work);
+    if (this.processWaitMs() > maxWaitMs) return this.refusalFor(key, work);
+    return undefined;
+  }
+
+  /** Whose fault the wait is: the database's (503), the key's own share (429), or the whole process's (503). */
+  private refusalFor(key: KeyState, work: Work): Error {
+    const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+    if (this.databaseSlow()) {
+      return new ServiceUnavailableError('The database is not answering in time; try again shortly');
+    }
+    if (this.keyIsFull(key, work)) return new TenantBusyError(seconds(this.keyWaitMs(key, work)));
+    return new ServiceOverloadedError(seconds(this.processWaitMs()));
+  }
+
+  private drop(waiter: Waiter, error: Error): void {
+    const queue = this.queueOf(waiter.key, waiter.work);
+    const at = queue.indexOf(waiter);
+    if (at < 0) return;
+    queue.splice(at, 1);
+    clearTimeout(waiter.timer);
+    waiter.refuse(error);
+    this.forget(waiter.key);
+  }
+
+  /** Grants freed slots to the keys that wait, one each in turn, until a round grants nothing. */
+  private dispatch(): void {
+    let idle = 0;
+    while (this.inFlight < this.settings.slots && this.turns.length > 0 && idle < this.turns.length) {
+      const key = this.turns.shift() as KeyState;
+      const waiter = this.nextOf(key);
+      if (waiter) {
+        this.queueOf(key, waiter.work).shift();
+        clearTimeout(waiter.timer);
+        waiter.grant(this.start(key, waiter.work));
+        idle = 0;
+      } else {
+        idle++;
+      }
+      if (key.reads.length > 0 || key.pendingWrites.length > 0) this.turns.push(key);
+    }
+  }
+
+  /** The key's next waiter that may start now: the older of its first read and first write. */
+  private nextOf(key: KeyState): Waiter | undefined {
+    const read = key.reads[0] && this.mayStart(key, 'read') ? key.reads[0] : undefined;
+    const write = key.pendingWrites[0] && this.mayStart(key, 'write') ? key.pendingWrites[0] : undefined;
+    if (read && write) return read.enqueuedAt <= write.enqueuedAt ? read : write;
+    return read ?? write;
+  }
+
+  /** A key with nothing held or waiting is forgotten: keys are tenants and callers, unbounded. */
+  private forget(key: KeyState): void {
+    if (key.inFlight === 0 && key.reads.length === 0 && key.pendingWrites.length === 0) {
+      this.keys.delete(key.name);
+      const turn = this.turns.indexOf(key);
+      if (turn >= 0) this.turns.splice(turn, 1);
+    }
+  }
+}

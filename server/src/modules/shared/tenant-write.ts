@@ -1,0 +1,11 @@
+import type { Caller } from '../../access/caller.js';
+import type { TenantAccess } from '../../access/decide-access.js';
+import type { Transaction } from '../../db/database.js';
+import type { AuditContext } from '../audit/audit-context.js';
+
+/**
+ * A change under a tenant, as its service receives it: the transaction that holds the tenant's
+ * row lock, the access decided under that lock, who makes the change and what its audit event
+ * records (pipeline/tenant-transaction.ts opens it, and commits it when the service returns).
+ */
+export type TenantWrite = { tx: Transaction; access: TenantAccess; caller: Caller; audit: AuditContext };

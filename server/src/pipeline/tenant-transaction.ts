@@ -1,0 +1,71 @@
+import type { Request } from 'express';
+import { lockTenantForWrite } from '../access/access.repository.js';
+import type { CallerRow } from '../access/caller-read.repository.js';
+import { decideAccess, type TenantAccess } from '../access/decide-access.js';
+import { identify, identityIsCurrent, toCaller } from '../auth/identity.service.js';
+import type { Database } from '../db/database.js';
+import { ServiceUnavailableError } from '../errors/index.js';
+import type { TenantWrite } from '../modules/shared/tenant-write.js';
+import { auditContextOf } from './requester.js';
+
+/** What a tenant write works with: its transaction, which holds the tenant's lock, and the decision taken under it. */
+export type TenantWriteContext = TenantWrite;
+
+/** Thrown inside a transaction to end it with ROLLBACK, and caught right there. */
+class Rollback<T> {
+  constructor(readonly value: T) {}
+}
+
+const tooLate = () =>
+  new ServiceUnavailableError('The request took too long; the database may be unreachable');
+
+/**
+ * A change under a tenant, in one transaction: it locks the tenant's row, reads the caller and its
+ * role there (after the lock, so it sees what the writers before committed), decides access on
+ * them, runs `work`, and commits. The lock serialises the tenant's membership writes, so every
+ * rule `work` checks reads a picture nobody changes before the commit.
+ *
+ * The transaction begins only once the request is whole (its body read and validated) and ends
+ * with `work`: nothing waits on the client while the tenant is locked. A request whose answer went
+ * out meanwhile (its deadline's 503, a client gone) begins nothing, and rolls back what it did.
+ *
+ * A caller seen for the first time, or whose token's claims are new, is identified outside the
+ * lock (claiming an invitation locks tenants of its own, in id order), and the transaction begins
+ * again.
+ */
+export async function inTenantTransaction<T>(
+  db: Database,
+  req: Request,
+  tenantId: string,
+  work: (context: TenantWriteContext) => Promise<T>,
+): Promise<T> {
+  const { claims, end } = req.state;
+  if (!claims) throw new Error('a tenant write without verified claims');
+  for (;;) {
+    if (end.ended) throw tooLate();
+    const outcome = await db
+      .transaction(async (tx) => {
+        const found = await lockTenantForWrite(tx, tenantId, claims.sub);
+        if (!identityIsCurrent(claims, found.user)) throw new Rollback<NotYet>({ unknown: found.user });
+        if (end.ended) throw tooLate();
+        const caller = toCaller(found.user, claims.sub);
+        req.state.caller = caller;
+        const access = decideAccess('tenantAdmin', {
+          isSuperAdmin: found.user.isSuperAdmin,
+          tenant: { tenantId, ...found.tenant },
+        }) as TenantAccess;
+        const value = await work({ tx, access, caller, audit: auditContextOf(caller, req.requestId) });
+        // The answer is no longer this request's own: nobody would learn of the change.
+        if (end.ended) throw tooLate();
+        return { done: value };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof Rollback) return error.value as NotYet;
+        throw error;
+      });
+    if ('done' in outcome) return outcome.done;
+    await identify(db, claims, outcome.unknown);
+  }
+}
+
+type NotYet = { unknown: CallerRow | undefined };

@@ -1,0 +1,108 @@
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/** One answer, as the overload run judges it. */
+export type Outcome = {
+  /** 0: no HTTP answer (refused, reset, or past the client's patience). */
+  status: number;
+  code?: string;
+  retryAfter?: string;
+  /** Whether an error answer came in the service's envelope. */
+  enveloped: boolean;
+  /** When the request was due (open loop: the arrival), and when its answer was complete. */
+  dueAt: number;
+  endedAt: number;
+  ms: number;
+  data?: Record<string, unknown>;
+};
+
+/**
+ * A bare keep-alive client: fetch (undici) costs several times more CPU per request, and the load
+ * shares two cores with the service and PostgreSQL. Sockets are not capped low: people arrive
+ * whatever the answers, so a slow service must see every arrival, not a queue in the client.
+ */
+export class HttpClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 2048, maxFreeSockets: 256 });
+  private readonly url: URL;
+
+  constructor(
+    baseUrl: string,
+    private readonly patienceMs = 15_000,
+  ) {
+    this.url = new URL(baseUrl);
+  }
+
+  send(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    dueAt = performance.now(),
+  ): Promise<Outcome> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string | number> = { authorization: `Bearer ${token}` };
+    if (payload) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = payload.length;
+    }
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (outcome: Omit<Outcome, 'dueAt' | 'endedAt' | 'ms'> & { reusedSocketReset?: boolean }) => {
+        if (settled) return;
+        settled = true;
+        const endedAt = performance.now();
+        resolve({ ...outcome, dueAt, endedAt, ms: endedAt - dueAt });
+      };
+      const req = request(
+        {
+          host: this.url.hostname,
+          port: this.url.port,
+          method,
+          path,
+          headers,
+          agent: this.agent,
+          timeout: this.patienceMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', () => done({ status: 0, enveloped: false }));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            const retryAfter = res.headers['retry-after'];
+            let parsed: { success?: boolean; data?: Record<string, unknown>; error?: { code?: string } } = {};
+            // A page read whole is not looked into (the load is on the same cores as the service):
+            // what is judged of it is its status. Errors and created resources are parsed.
+            const wanted = status >= 300 || method === 'POST';
+            try {
+              parsed = wanted && chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : {};
+            } catch {
+              // not JSON: not enveloped
+            }
+            done({
+              status,
+              ...(parsed.error?.code && { code: parsed.error.code }),
+              ...(retryAfter !== undefined && { retryAfter }),
+              enveloped:
+                parsed.success === true || (parsed.success === false && parsed.error?.code !== undefined),
+              ...(parsed.data && { data: parsed.data }),
+            });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('patience')));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        done({
+          status: 0,
+          enveloped: false,
+          reusedSocketReset: req.reusedSocket && error.code === 'ECONNRESET',
+        }),
+      );
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
