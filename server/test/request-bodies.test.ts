@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Actor,
@@ -361,6 +362,45 @@ describe('request bodies', () => {
       },
     });
     expect(await tenantName()).toBe(before);
+  });
+
+  // Issue 25: a write whose body is still arriving must hold no transaction, lock or connection:
+  // the tenant's other writes go through meanwhile, and the stalled one completes afterwards.
+  it('holds nothing while an authorised body is still arriving: the tenant is written meanwhile', async () => {
+    const memberships = `/tenants/${tenant.tenantId}/memberships`;
+    const body = Buffer.from(JSON.stringify({ role: 'STUDENT', email: `stalled-${Date.now()}@school.test` }));
+    const conn = open();
+    conn.socket.write(
+      Buffer.concat([
+        head('POST', memberships, {
+          authorization: bearer(tenant.owner.token),
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+        }),
+        body.subarray(0, 10),
+      ]),
+    );
+    // Decided, and now waiting for the rest: no transaction of the service's is open.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const result: unknown = await h.db.execute(
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+    );
+    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
+    expect(rows[0]?.n ?? 0, 'transactions open while the body arrives').toBe(0);
+    // Another write of the same tenant goes through at once.
+    const started = Date.now();
+    const other = await fetch(`${h.baseUrl}${memberships}`, {
+      method: 'POST',
+      headers: { authorization: bearer(tenant.owner.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ role: 'STUDENT', email: `meanwhile-${Date.now()}@school.test` }),
+    });
+    expect(other.status).toBe(201);
+    expect(Date.now() - started).toBeLessThan(1000);
+    // The rest arrives: the stalled write is made.
+    conn.socket.write(body.subarray(10));
+    const answer = await conn.answer();
+    expect(answer.status).toBe(201);
+    conn.socket.destroy();
   });
 
   it('takes valid UTF-8, even with a character split across chunks', async () => {
