@@ -8,6 +8,8 @@ import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
 import { apiSecurityHeaders, corsFor } from './http/browser-security.js';
 import { errorHandler } from './http/error-handler.js';
+import { inSeries } from './http/in-series.js';
+import { leanJson } from './http/lean-json.js';
 import { notFound } from './http/not-found.js';
 import { requestDeadline } from './http/request-deadline.js';
 import { requestId } from './http/request-id.js';
@@ -31,6 +33,7 @@ import { DEFAULT_WEBHOOK_TARGETS } from './modules/webhooks/webhook-endpoints.se
 import { webhooksRoutes } from './modules/webhooks/webhooks.router.js';
 import { docsRouter } from './openapi/docs.router.js';
 import { buildRouter } from './pipeline/build-router.js';
+import { decideBeforeValidationAnswers } from './pipeline/steps/decide-early.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
 export type AppDeps = {
@@ -64,6 +67,14 @@ export type AppDeps = {
   recordMetrics?: boolean;
 };
 
+/** Keep-alive connections would otherwise bring new requests after SIGTERM and delay the exit. */
+const closingWhen =
+  (isStopping: () => boolean): express.RequestHandler =>
+  (_req, res, next) => {
+    if (isStopping()) res.setHeader('Connection', 'close');
+    next();
+  };
+
 export const flattenRoutes = (router: AppRouter): AppRoute[] =>
   Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : flattenRoutes(entry)));
 
@@ -74,27 +85,25 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy ?? false);
+  app.response.json = leanJson;
   // First: the time of every other middleware is in the request's duration.
   if (deps.recordMetrics) app.use(recordRequestMetrics());
 
   const isStopping = deps.isStopping;
-  if (isStopping) {
-    // Keep-alive connections would otherwise bring new requests after SIGTERM and delay the exit.
-    app.use((_req, res, next) => {
-      if (isStopping()) res.setHeader('Connection', 'close');
-      next();
-    });
-  }
   const admission = deps.admission ?? new Admission(DEFAULT_ADMISSION);
-  app.use(
-    requestId,
-    requestLog(logger),
-    // A request past its deadline waited on the database: admission then refuses 503, not 429.
-    requestDeadline(deps.requestTimeoutMs ?? 4000, () => admission.noteDeadline()),
-    apiSecurityHeaders,
-  );
   const allowCors = corsFor(deps.corsOrigins ?? []);
-  if (allowCors) app.use(allowCors);
+  // What every request goes through first, as one handler (http/in-series.ts).
+  app.use(
+    inSeries([
+      ...(isStopping ? [closingWhen(isStopping)] : []),
+      requestId,
+      requestLog(logger),
+      // A request past its deadline waited on the database: admission then refuses 503, not 429.
+      requestDeadline(deps.requestTimeoutMs ?? 4000, () => admission.noteDeadline()),
+      apiSecurityHeaders,
+      ...(allowCors ? [allowCors] : []),
+    ]),
+  );
 
   const webhookTargets = deps.webhooks ?? DEFAULT_WEBHOOK_TARGETS;
   const router = buildRouter(
@@ -125,7 +134,9 @@ export function createApp(deps: AppDeps): express.Express {
   const options: TsRestExpressOptions<typeof contract> = {
     logInitialization: false,
     responseValidation: false,
-    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+    requestValidationErrorHandler: decideBeforeValidationAnswers(db, admission) as NonNullable<
+      TsRestExpressOptions<typeof contract>['requestValidationErrorHandler']
+    >,
   };
   createExpressEndpoints(contract, router, app, options);
 

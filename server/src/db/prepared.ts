@@ -1,11 +1,32 @@
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.js';
+import { withRowMapper } from './row-mapper.js';
 
 /** What a drizzle prepared query runs on: the driver's client, the one part a transaction changes. */
 type OnClient = { client: unknown };
 
 /** The session drizzle runs a transaction's queries on: its class says which driver, `client` which connection. */
 const sessionOf = (tx: object) => (tx as { session: { client: unknown } }).session;
+
+/** What preparedPer builds a statement with. */
+export type StatementBuilder = (db: Executor) => object;
+
+const builders: StatementBuilder[] = [];
+
+/**
+ * Every builder given to preparedPer so far, in the order the modules declared them: what
+ * `npm run sql:snapshots` (cli/sql-snapshots.ts) renders into server/sql/, without a database.
+ */
+export function declaredStatements(): readonly StatementBuilder[] {
+  return builders;
+}
+
+/** The statement, its rows mapped by a mapper made for it (row-mapper.ts). */
+function builtOnce<T extends object>(build: (db: Executor) => T, db: Executor): T {
+  const query = build(db);
+  withRowMapper(query);
+  return query;
+}
 
 /**
  * A drizzle prepared query (`.prepare(name)`), built once per database handle: building a query's
@@ -18,6 +39,7 @@ const sessionOf = (tx: object) => (tx as { session: { client: unknown } }).sessi
  * queries of both drivers keep the connection in `client`; db/prepared.test checks it stays so).
  */
 export function preparedPer<T extends object>(build: (db: Executor) => T): (db: Executor) => T {
+  builders.push(build);
   const byDatabase = new WeakMap<Executor, T>();
   const inTransactions = new Map<unknown, T>();
   return (db) => {
@@ -27,7 +49,7 @@ export function preparedPer<T extends object>(build: (db: Executor) => T): (db: 
       // Not a prepared query (a builder run as built): it holds its session, so it is built again.
       if (built && !('client' in built)) return build(db);
       if (!built) {
-        const query = build(db);
+        const query = builtOnce(build, db);
         inTransactions.set(driver, query);
         return query;
       }
@@ -37,7 +59,7 @@ export function preparedPer<T extends object>(build: (db: Executor) => T): (db: 
     }
     let query = byDatabase.get(db);
     if (!query) {
-      query = build(db);
+      query = builtOnce(build, db);
       byDatabase.set(db, query);
     }
     return query;
