@@ -34,9 +34,14 @@ import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { answeredCodes, errorResponses, SHARED_ERRORS } from './error-responses.js';
 import { type Example, errorExample } from './examples.js';
-import { REQUEST_EXAMPLES_BY_OPERATION, RESPONSE_EXAMPLES_BY_OPERATION } from './examples-by-operation.js';
+import {
+  REQUEST_EXAMPLES_BY_OPERATION,
+  RESPONSE_EXAMPLES_BY_OPERATION,
+  RESPONSE_MEDIA_BY_OPERATION,
+} from './examples-by-operation.js';
 import { fixNullableSchemas } from './nullable-schemas.js';
 import { OPERATION_IDS } from './operation-ids.js';
+import { repeatableQueryParameter } from './query-parameters.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
 import { ROSTER_REQUEST_MEDIA } from './roster-examples.js';
 
@@ -134,7 +139,12 @@ const TAGS = [
   { prefix: '/health', name: 'Health', description: 'Probes; answered without the envelope' },
 ];
 
-type Parameter = { name: string; in: string; description?: string; schema?: { description?: string } };
+type Parameter = {
+  name: string;
+  in: string;
+  description?: string;
+  schema?: { description?: string; [key: string]: unknown };
+};
 type Operation = {
   operationId?: string;
   parameters?: Parameter[];
@@ -170,17 +180,23 @@ function describeOperation(operation: Operation, route: AppRoute) {
   const operationId = OPERATION_IDS[routeKey] ?? routeKey;
   const isPublic = routeMetadata(route).access === 'public';
   const responseExamples = RESPONSE_EXAMPLES_BY_OPERATION[operationId] ?? {};
+  const responseMedia = RESPONSE_MEDIA_BY_OPERATION[operationId] ?? {};
   const successes = Object.fromEntries(
     Object.entries(operation.responses)
       .filter(([status]) => Number(status) < 400 || (isPublic && status === '503'))
       .map(([status, response]): [string, Response] => {
         const json = withExamples(response.content?.['application/json'], responseExamples[status]);
+        // A download (text/csv, application/x-ndjson) is not JSON: its media types come from the examples' files.
+        const other = responseMedia[status];
+        const content = { ...other?.content, ...(json ? { 'application/json': json } : {}) };
         return [
           status,
           {
-            description: response.description === status ? successText(status) : response.description,
+            description:
+              other?.description ??
+              (response.description === status ? successText(status) : response.description),
             headers: headersOf(routeKey, route, Number(status)),
-            ...(json ? { content: { 'application/json': json } } : {}),
+            ...(Object.keys(content).length > 0 ? { content } : {}),
           },
         ];
       }),
@@ -194,7 +210,9 @@ function describeOperation(operation: Operation, route: AppRoute) {
     operationId,
     tags: [TAGS.find((tag) => routePath(route).startsWith(tag.prefix))?.name ?? 'Other'],
     security: isPublic ? [] : [{ bearerAuth: [] }],
-    ...(operation.parameters ? { parameters: operation.parameters.map(describedParameter) } : {}),
+    ...(operation.parameters
+      ? { parameters: operation.parameters.map(describedParameter).map(repeatableQueryParameter) }
+      : {}),
     ...(operation.requestBody && json
       ? {
           requestBody: {

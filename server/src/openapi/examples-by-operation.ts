@@ -1,5 +1,6 @@
 import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
 import { type Example, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
+import { EXPORT_RESPONSE_MEDIA, type ResponseMedia } from './export-examples.js';
 import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
 import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
 import { ROSTER_REQUEST_EXAMPLES, ROSTER_RESPONSE_EXAMPLES } from './roster-examples.js';
@@ -40,3 +41,11 @@ export const RESPONSE_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Record<s
       mergeExamples(...RESPONSE_FILES.map((file) => file[operationId] ?? {})),
     ]),
   );
+
+/**
+ * The responses whose bodies are not JSON (a download), by operation and status: their description
+ * and media types, each with its schema and examples. ts-rest/open-api writes no content for them.
+ */
+export const RESPONSE_MEDIA_BY_OPERATION: ByOperation<Record<string, ResponseMedia>> = {
+  ...EXPORT_RESPONSE_MEDIA,
+};

@@ -16,6 +16,7 @@ export type Response = {
  * - ETag: on the answers that carry one tenant or one membership (the routers' `withEtag`);
  * - Idempotent-Replayed: on a POST's 201 replayed for its Idempotency-Key (routing/enveloped.ts);
  * - Location: on a 202 (a roster import run in the background), where to follow it;
+ * - Content-Disposition: on a download's 200 (the membership export), the file's name;
  * - WWW-Authenticate on 401, Retry-After on 429 and on the error envelope's 503 (http/error-handler.ts).
  * `Allow` goes with 405, which no operation here answers: a 405 is the answer to a method the
  * document does not list for the path.
@@ -81,6 +82,14 @@ const HEADERS = {
     example:
       '/tenants/01955b12-0535-7604-963c-bac14605396b/roster-imports/0199043b-28e0-789d-8238-2e26595726e1',
   },
+  ContentDisposition: {
+    name: 'Content-Disposition',
+    description:
+      "`attachment`: a file to save, named by the tenant's slug (its id when the slug is not " +
+      '`[a-z0-9-]`) and `-memberships.csv` or `-memberships.ndjson`, as `format` asked.',
+    schema: { type: 'string' },
+    example: 'attachment; filename="green-valley-memberships.csv"',
+  },
   IdempotentReplayed: {
     name: 'Idempotent-Replayed',
     description:
@@ -110,6 +119,9 @@ const ETAG_ROUTES = new Set([
   'invitations.accept',
 ]);
 
+/** The contract routes whose success is a file to save (membership-export.router.ts). */
+const DOWNLOAD_ROUTES = new Set(['membershipExport.export']);
+
 /** Which headers an answer of `route` with `status` carries; routeKey is the contract path. */
 function responseHeaderIds(routeKey: string, route: AppRoute, status: number): HeaderId[] {
   const isPublic = routeMetadata(route).access === 'public';
@@ -119,6 +131,7 @@ function responseHeaderIds(routeKey: string, route: AppRoute, status: number): H
   // Any POST may carry an Idempotency-Key, and its replayed answer says so, whatever its status.
   if (status < 300 && route.method === 'POST' && !isPublic) ids.push('IdempotentReplayed');
   if (status === 202) ids.push('Location');
+  if (status === 200 && DOWNLOAD_ROUTES.has(routeKey)) ids.push('ContentDisposition');
   if (status === 401) ids.push('WWWAuthenticate');
   if (status === 429 || (status === 503 && !isPublic)) ids.push('RetryAfter');
   return ids;
