@@ -1,29 +1,27 @@
 /**
  * The floor: node:http, jose and one database driver answering the bench's requests with the
- * fewest round trips the service's rules allow (floor-handlers.ts). With BARE_FRAMEWORK=express (or
- * fastify) the same handlers sit behind that framework and its ts-rest adapter instead
- * (floor-express.ts, floor-fastify.ts), to measure what the framework alone costs. Verified tokens are cached as the service caches them. Same bodies, statuses
- * and ETags as the service for what the bench sends (server/test/postgres/bench-floor.test.ts
- * holds it to that); no framework, no ORM, no validation library, no security headers, no request
- * log, no rate limit. Not implemented (501): invitations by email, other orders than creation,
- * `includeTotal`, If-Match. A token whose subject has no user is a 401 here, where the service
- * would create the user.
+ * fewest round trips the service's rules allow (floor-handlers.ts, floor-sql.ts), and writing what
+ * the service writes for them (a write's audit event and webhook deliveries with its change).
+ * Verified tokens are cached as the service caches them. Same statuses, bodies and ETags as the
+ * service for what the bench sends, and the same rows written
+ * (server/test/postgres/bench-floor.test.ts holds it to that); no framework, no ORM, no validation
+ * library, no security headers, no request log, no rate limit. Anything the bench never sends is
+ * 501: invitations by email, other orders than creation, filters by status, `includeTotal`,
+ * If-Match, other routes, malformed requests. A token whose subject has no user is a 401 here,
+ * where the service would create the user.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { floorOnExpress } from './floor-express.js';
-import { floorOnFastify } from './floor-fastify.js';
 import {
   type Answer,
-  callerOnly,
   create,
   envelopeOf,
-  type FloorRequest,
   getOne,
   isUuid,
   list,
   me,
-  parseJson,
+  notImplemented,
   Refusal,
   refusalBody,
   remove,
@@ -33,6 +31,8 @@ import {
 
 const env = process.env;
 const ROUTE = /^\/tenants\/([^/]+)\/memberships(?:\/([^/]+))?$/;
+/** As the service's request-id.ts: a caller's id is kept when harmless, else one is made. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 async function readText(req: IncomingMessage): Promise<string> {
   let text = '';
@@ -40,19 +40,26 @@ async function readText(req: IncomingMessage): Promise<string> {
   return text;
 }
 
+function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 async function route(req: IncomingMessage): Promise<Answer> {
   const url = new URL(req.url ?? '/', 'http://floor');
   const subject = await subjectOf(req.headers.authorization);
   if (url.pathname === '/me' && req.method === 'GET') return me(subject);
-  const match = ROUTE.exec(url.pathname);
-  if (!match?.[1]) throw new Refusal(404, 'ROUTE_NOT_FOUND');
-  const r: FloorRequest = { subject, tenantId: match[1], membershipId: match[2], url };
-  if (req.headers['if-match'] !== undefined) throw new Refusal(501, 'NOT_IMPLEMENTED');
-  if (!isUuid(r.tenantId)) return callerOnly(r, new Refusal(400, 'VALIDATION_FAILED'));
-  if (req.method === 'GET') return r.membershipId === undefined ? list(r) : getOne(r);
-  if (req.method === 'POST' && r.membershipId === undefined) return create(r, parseJson(await readText(req)));
-  if (req.method === 'DELETE' && r.membershipId !== undefined) return remove(r);
-  throw new Refusal(405, 'METHOD_NOT_ALLOWED');
+  const [, tenantId, membershipId] = ROUTE.exec(url.pathname) ?? [];
+  if (!isUuid(tenantId) || req.headers['if-match'] !== undefined) throw notImplemented();
+  const scope = { subject, tenantId };
+  if (membershipId === undefined) {
+    if (req.method === 'GET') return list(scope, url.searchParams);
+    if (req.method === 'POST') return create(scope, await readText(req), requestIdOf(req));
+  } else if (isUuid(membershipId)) {
+    if (req.method === 'GET') return getOne(scope, membershipId);
+    if (req.method === 'DELETE') return remove(scope, membershipId, requestIdOf(req));
+  }
+  throw notImplemented();
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -67,29 +74,16 @@ function send(res: ServerResponse, answer: Answer): void {
   res.writeHead(answer.status, headers).end(JSON.stringify(envelopeOf(answer)));
 }
 
-const onNodeHttp = () =>
-  createServer((req, res) => {
-    route(req).then(
-      (answer) => send(res, answer),
-      (error: unknown) => {
-        const refusal = error instanceof Refusal ? error : new Refusal(500, 'INTERNAL_ERROR');
-        if (refusal.status === 500) console.error(error);
-        res
-          .writeHead(refusal.status, { 'content-type': JSON_TYPE })
-          .end(JSON.stringify(refusalBody(refusal)));
-      },
-    );
-  });
-
-async function serverOf(framework: string | undefined): Promise<Server> {
-  if (framework === 'express') return floorOnExpress();
-  if (framework !== 'fastify') return onNodeHttp();
-  const app = floorOnFastify();
-  await app.ready();
-  return app.server;
-}
-
-const server = await serverOf(env.BARE_FRAMEWORK);
+const server = createServer((req, res) => {
+  route(req).then(
+    (answer) => send(res, answer),
+    (error: unknown) => {
+      const refusal = error instanceof Refusal ? error : new Refusal(500, 'INTERNAL_ERROR');
+      if (refusal.status === 500) console.error(error);
+      res.writeHead(refusal.status, { 'content-type': JSON_TYPE }).end(JSON.stringify(refusalBody(refusal)));
+    },
+  );
+});
 server.listen(Number(env.PORT ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`listening on http://127.0.0.1:${port}\n`);

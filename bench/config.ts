@@ -70,11 +70,6 @@ export const config = {
    */
   serviceEnv: vars('BENCH_SERVICE_ENV'),
   baselineEnv: vars('BENCH_BASELINE_ENV'),
-  /**
-   * The floor behind a framework (express or fastify, with its ts-rest adapter) in the service's
-   * place: what that framework alone costs over node:http.
-   */
-  floorFramework: env.BENCH_FLOOR_FRAMEWORK || undefined,
   out: env.BENCH_OUT,
   /** Platform webhook endpoints seeded (every change then writes that many outbox rows); see run.ts. */
   webhookEndpoints: num('BENCH_WEBHOOK_ENDPOINTS', 0),

@@ -51,8 +51,6 @@ export type Report = {
     sweep: { duration: number; warmup: number; rounds: number };
     connections: number;
     bare: string;
-    /** Set when something else stands in the service's place. */
-    service?: string;
     serviceEnv: Record<string, string>;
   };
   scenarios: ScenarioResult[];
@@ -145,7 +143,6 @@ export function markdown(report: Report): string {
       `${meta.seed.users.toLocaleString('en')} users, seeded in ${meta.seed.seedSeconds.toFixed(1)} s.`,
     `Each scenario: ${meta.warmup} s warm-up per side, then ${meta.duration} s per side with ${meta.connections} connections (autocannon, its own process), ` +
       `in ${meta.rounds} slices per side (${meta.filterRounds} for the filtered pages) that alternate service, floor, floor, service, ... so that a drift of the machine's speed touches both alike. ` +
-      (meta.service ? `Service: ${meta.service}. ` : '') +
       `Floor: ${meta.bare}.`,
     '',
     '| Scenario | Service req/s | p50 ms | p99 ms | Floor req/s | p50 ms | p99 ms | req/s service/floor | p99 service/floor | non-2xx / errors |',

@@ -141,26 +141,14 @@ async function main() {
     RATE_LIMIT_MAX: '1000000000',
     ...(config.webhookEndpoints > 0 && { WEBHOOK_POLL_INTERVAL_MS: '0' }),
   };
-  const startFloor = (name: string, extra: Record<string, string> = {}) =>
-    startServer(name, [...profileArgs(name), '--import', 'tsx', 'bench/bare-server.ts'], {
-      PORT: '0',
-      AUTH_JWT_SECRET: secret,
-      BARE_POOL_SIZE: '10',
-      BARE_PREPARE: config.barePrepare ? '1' : '0',
-      ...db.bareEnv(),
-      ...extra,
-    });
-  // The floor behind a framework in the service's place: what the framework alone costs.
-  const service = config.floorFramework
-    ? await startFloor('service', { BARE_FRAMEWORK: config.floorFramework })
-    : await startServer('service', [...profileArgs('service'), config.serviceMain], {
-        ...serviceEnv,
-        AUTH_JWT_SECRET: secret,
-        ...db.serviceEnv,
-        ...config.serviceEnv,
-      });
+  const service = await startServer('service', [...profileArgs('service'), config.serviceMain], {
+    ...serviceEnv,
+    AUTH_JWT_SECRET: secret,
+    ...db.serviceEnv,
+    ...config.serviceEnv,
+  });
   cleanups.push(() => service.stop());
-  if ((config.baselineMain || config.floorFramework) && db.kind !== 'postgres')
+  if (config.baselineMain && db.kind !== 'postgres')
     throw new Error('an A/B run needs PostgreSQL: two servers cannot share one PGlite directory');
   const bare = !config.bare
     ? undefined
@@ -171,7 +159,13 @@ async function main() {
           ...db.serviceEnv,
           ...config.baselineEnv,
         })
-      : await startFloor('bare');
+      : await startServer('bare', [...profileArgs('bare'), '--import', 'tsx', 'bench/bare-server.ts'], {
+          PORT: '0',
+          AUTH_JWT_SECRET: secret,
+          BARE_POOL_SIZE: '10',
+          BARE_PREPARE: config.barePrepare ? '1' : '0',
+          ...db.bareEnv(),
+        });
   if (bare) cleanups.push(() => bare.stop());
   say(`service ${service.url} (pid ${service.pid}), bare ${bare?.url ?? 'off'}`);
 
@@ -235,17 +229,15 @@ async function main() {
   }
 
   // Roster imports and the export (bench/rosters.ts), on this service and its big tenant; BENCH_ROSTERS=0 skips them.
-  if (!config.floorFramework) {
-    const { tenantId: exportTenantId, ownerSubject } = seeded;
-    await runRosterBench({
-      db,
-      service,
-      secret,
-      ownerSubject,
-      exportTenantId,
-      exportMemberships: config.memberships,
-    });
-  }
+  const { tenantId: exportTenantId, ownerSubject } = seeded;
+  await runRosterBench({
+    db,
+    service,
+    secret,
+    ownerSubject,
+    exportTenantId,
+    exportMemberships: config.memberships,
+  });
 
   await cleanUp();
 
@@ -258,6 +250,11 @@ async function main() {
       `${config.logLevel}, its rate limiter on with RATE_LIMIT_MAX=1e9 (counted, never refused)` +
       `${db.kind === 'postgres' ? ', a pool of 10 connections' : ''}.`,
   ];
+  if (config.bare && !config.baselineMain)
+    notes.push(
+      'The floor writes what the service writes for POST and DELETE: the membership, its audit event and the ' +
+        "webhook outbox's rows, BEGIN, lock, change and COMMIT sent together (one round trip on PostgreSQL).",
+    );
   if (db.kind === 'pglite')
     notes.push(
       'PGlite: the bare handler runs on a copy of the seeded data directory, opened in its own process ' +
@@ -291,20 +288,12 @@ async function main() {
           : `node:http + jose + ${db.kind === 'pglite' ? 'PGlite' : `postgres.js (pool 10, ${config.barePrepare ? 'prepared statements' : 'unprepared, as drizzle sends them'})`}`,
       serviceEnv: { ...serviceEnv, ...config.serviceEnv },
       ...(Object.keys(config.baselineEnv).length > 0 && { baselineEnv: config.baselineEnv }),
-      ...(config.floorFramework && {
-        service: `NOT the service but the floor on ${config.floorFramework} and its ts-rest adapter (an A/B run; targets not judged)`,
-      }),
     },
     scenarios,
     sweep,
     deepVsFirst,
     memory,
-    targets: targetsOf(
-      scenarios,
-      deepVsFirst,
-      memory,
-      db.kind === 'postgres' && !config.baselineMain && !config.floorFramework,
-    ),
+    targets: targetsOf(scenarios, deepVsFirst, memory, db.kind === 'postgres' && !config.baselineMain),
     notes,
   };
   const base = config.out ?? (config.profile ? join(PROFILES, 'run') : join(RESULTS, 'latest'));

@@ -14,7 +14,13 @@ export type Row = Record<string, unknown>;
 export type Sql = {
   /** `prepare: false`: planned for its parameters every time (postgres.js; PGlite never prepares). */
   query<T extends Row = Row>(text: string, params?: unknown[], options?: { prepare?: boolean }): Promise<T[]>;
-  transaction<T>(work: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>;
+  /**
+   * The statements in one transaction, sent at once: BEGIN, each of them, COMMIT. On postgres.js
+   * they are pipelined on a reserved connection, one round trip (the server still starts each only
+   * once the one before it is done); a statement that fails makes the COMMIT a ROLLBACK, and the
+   * failure is thrown. Each statement's rows, in order.
+   */
+  inOneTrip(statements: [text: string, params: unknown[]][]): Promise<Row[][]>;
   close(): Promise<void>;
 };
 
@@ -24,7 +30,7 @@ export type SqlOptions = {
   prepare?: boolean;
 };
 
-type Client = postgres.Sql | postgres.TransactionSql;
+type Client = postgres.Sql | postgres.ReservedSql;
 type Params = postgres.ParameterOrJSON<never>[];
 
 export function postgresSql(url: string, options: SqlOptions = {}): Sql {
@@ -42,8 +48,23 @@ export function postgresSql(url: string, options: SqlOptions = {}): Sql {
       })) as unknown as T[];
   return {
     query: queryOn(client),
-    transaction: async <T>(work: (tx: Pick<Sql, 'query'>) => Promise<T>) =>
-      (await client.begin((tx) => work({ query: queryOn(tx) }))) as T,
+    inOneTrip: async (statements) => {
+      const reserved = await client.reserve();
+      const on = queryOn(reserved);
+      try {
+        // Each query is handed to the connection in the order made, and written with the others.
+        const sent = [on('begin'), ...statements.map(([text, params]) => on(text, params)), on('commit')];
+        const settled = await Promise.allSettled(sent);
+        const failed = settled.find((outcome) => outcome.status === 'rejected');
+        if (failed) {
+          await on('rollback').catch(() => {});
+          throw failed.reason;
+        }
+        return settled.slice(1, -1).map((outcome) => (outcome as PromiseFulfilledResult<Row[]>).value);
+      } finally {
+        reserved.release();
+      }
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -59,7 +80,12 @@ export async function pgliteSql(dataDir: string): Promise<Sql> {
       (await c.query<T>(text, params)).rows;
   return {
     query: queryOn(db),
-    transaction: (work) => db.transaction((tx) => work({ query: queryOn(tx) })),
+    inOneTrip: (statements) =>
+      db.transaction(async (tx) => {
+        const rows: Row[][] = [];
+        for (const [text, params] of statements) rows.push(await queryOn(tx)(text, params));
+        return rows;
+      }),
     close: () => handle.close(),
   };
 }

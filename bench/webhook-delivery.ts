@@ -108,7 +108,7 @@ async function main() {
       ...database.serviceEnv,
       PORT: '0',
       NODE_ENV: 'production',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      LOG_LEVEL: env.BENCH_LOG_LEVEL ?? 'warn',
       AUTH_JWT_SECRET: secret,
       SUPER_ADMIN_SUBJECTS: 'bench-admin',
       RATE_LIMIT_MAX: '0',

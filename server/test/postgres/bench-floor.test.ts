@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
+import { insertEndpoint } from '../delivery-fixtures.js';
 import { createSuperAdmin, unique } from '../factories.js';
 import { startTestServer, TEST_SECRET, type TestServer } from '../harness.js';
 import type { Json } from '../json.js';
@@ -10,33 +12,27 @@ import type { Json } from '../json.js';
 // The bench judges the service against a floor (bench/bare-server.ts) that answers its requests in
 // fewer round trips. A floor that answered differently, or skipped a rule, would make that
 // comparison a lie: here both run on one database and get the same requests, and must give the
-// same answers, refusals included. The floor behind express or fastify (BARE_FRAMEWORK), which the
-// bench uses to measure what a framework alone costs, must give the same successful answers too.
+// same answers, refusals included. A floor that wrote less than the service would be as much of a
+// lie: its writes must leave the same rows, the audit event and the webhook outbox's deliveries
+// included. What the bench never sends, the floor answers 501.
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 type Answer = { status: number; etag: string | null; body: Json };
-const FRAMEWORKS = ['express', 'fastify'] as const;
-type Framework = (typeof FRAMEWORKS)[number];
-type Side = 'service' | 'floor' | Framework;
+const SIDES = ['service', 'floor'] as const;
+type Side = (typeof SIDES)[number];
 const uniqueEmail = () => `${unique('invited')}@example.test`;
 const members = (tenantId: string) => `/tenants/${tenantId}/memberships`;
 
 let h: TestServer;
 type Floor = { child: ChildProcess; baseUrl: string; exit: Promise<number | null> };
 let floor: Floor;
-const floorOn = {} as Record<Framework, Floor>;
 
 /** The floor as the bench runs it: its own process, on the test's database and secret. */
-async function startFloor(databaseUrl: string, framework = ''): Promise<Floor> {
+async function startFloor(databaseUrl: string): Promise<Floor> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      AUTH_JWT_SECRET: TEST_SECRET,
-      BARE_DATABASE_URL: databaseUrl,
-      BARE_FRAMEWORK: framework,
-    },
+    env: { PATH: process.env.PATH ?? '', AUTH_JWT_SECRET: TEST_SECRET, BARE_DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -54,10 +50,17 @@ async function startFloor(databaseUrl: string, framework = ''): Promise<Floor> {
   return { child, baseUrl, exit };
 }
 
-async function call(side: Side, method: string, path: string, token?: string, body?: unknown) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+async function call(
+  side: Side,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  more: Record<string, string> = {},
+) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...more };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  const base = side === 'service' ? h.baseUrl : side === 'floor' ? floor.baseUrl : floorOn[side].baseUrl;
+  const base = side === 'service' ? h.baseUrl : floor.baseUrl;
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const res = await fetch(`${base}${path}`, { method, headers, body: payload });
   const text = await res.text();
@@ -73,10 +76,6 @@ const both = async (method: string, path: string, token?: string, body?: unknown
 async function expectSame(method: string, path: string, token: string): Promise<Answer> {
   const answers = await both(method, path, token);
   expect(answers.floor, `${method} ${path}`).toEqual(answers.service);
-  for (const framework of FRAMEWORKS) {
-    const answer = await call(framework, method, path, token);
-    expect(answer, `${method} ${path} on ${framework}`).toEqual(answers.service);
-  }
   expect(answers.service.status).toBeLessThan(300);
   return answers.service;
 }
@@ -136,14 +135,63 @@ async function join(
 type Fixture = Record<'a' | 'b' | 'superAdmin', string> &
   Record<'owner' | 'admin' | 'student' | 'stranger' | 'both' | 'newcomer', Person> & {
     ids: Record<'owner' | 'admin' | 'invited' | 'nameless' | 'ownerB' | 'inB', string>;
+    /** The platform's webhook endpoint, and the one of tenant a that wants the bench's writes. */
+    hooks: Record<'platform' | 'a', string>;
   };
 const f = {} as Fixture;
+
+const rowsOf = async (query: SQL): Promise<Json[]> => {
+  const result = await h.db.execute(query);
+  return (Array.isArray(result) ? result : (result as { rows: Json[] }).rows) as Json[];
+};
+
+/**
+ * What the changes of one membership of the tenant wrote: its audit events in the order of the
+ * tenant's counter, each with the webhook deliveries queued for it, by endpoint.
+ */
+const writtenFor = (tenantId: string, membershipId: string) =>
+  rowsOf(sql`
+    select e.tenant_id, e.sequence::int, e.action, e.actor_user_id, e.actor_subject, e.actor_is_super_admin,
+      e.target_type, e.target_id, e.before, e.after, e.request_id,
+      e.occurred_at = date_trunc('milliseconds', e.occurred_at) as in_milliseconds,
+      coalesce((
+        select jsonb_agg(jsonb_build_object('endpointId', d.endpoint_id, 'position', d.position,
+          'status', d.status, 'attempts', d.attempts, 'due', d.next_attempt_at <= now(),
+          'lastAttemptAt', d.last_attempt_at, 'lastStatusCode', d.last_status_code, 'lastError', d.last_error,
+          'lastResponse', d.last_response, 'deliveredAt', d.delivered_at) order by d.endpoint_id)
+        from webhook_deliveries d where d.audit_event_id = e.id), '[]') as deliveries
+    from audit_events e where e.tenant_id = ${tenantId}::uuid and e.target_id = ${membershipId}::uuid
+    order by e.sequence`);
+
+/** The one event of the tenant's membership with this action. */
+async function eventOf(tenantId: string, membershipId: string, action: string): Promise<Json> {
+  const events = (await writtenFor(tenantId, membershipId)).filter((event) => event.action === action);
+  expect(events, `${action} of ${membershipId}`).toHaveLength(1);
+  return events[0];
+}
+
+const eventCount = async (tenantId: string) =>
+  (await rowsOf(sql`select count(*)::int as n from audit_events where tenant_id = ${tenantId}::uuid`))[0].n;
+
+/** A membership as an answer or an event shows it, without what differs between two of them. */
+const withoutIdAndTimes = ({ tenantMembershipId, createdAt, updatedAt, ...membership }: Json) => ({
+  ...membership,
+  kept: [tenantMembershipId, createdAt, updatedAt].map((v) => typeof v),
+});
+
+/** An event as both sides must write it: all but ids, times, sequence numbers and request ids. */
+const comparable = ({ sequence, target_id, request_id, before, after, deliveries, ...event }: Json) => ({
+  ...event,
+  kept: [sequence, target_id, request_id].map((v) => typeof v),
+  before: before && withoutIdAndTimes(before),
+  after: after && withoutIdAndTimes(after),
+  deliveries: deliveries.map(({ position, ...delivery }: Json) => ({ ...delivery, kept: typeof position })),
+});
 
 beforeAll(async () => {
   h = await startTestServer();
   if (!h.database.url) throw new Error('this suite needs PostgreSQL (TEST_DATABASE_URL)');
   floor = await startFloor(h.database.url);
-  for (const framework of FRAMEWORKS) floorOn[framework] = await startFloor(h.database.url, framework);
   f.superAdmin = (await createSuperAdmin(h)).token;
   f.owner = await signIn({ name: 'Olga Owner', email: `${unique('olga')}@example.test` });
   f.admin = await signIn({ name: 'Adam Admin' });
@@ -167,13 +215,23 @@ beforeAll(async () => {
   await join(f.a, f.owner, 'ADMIN', await signIn({ name: 'Piotr KOWALSKI' }));
   await join(f.a, f.owner, 'STUDENT', { email: uniqueEmail() });
   await join(f.a, f.owner, 'TEACHER', f.both);
+  // Where a change of tenant a is queued for delivery: a platform endpoint for every event and one
+  // of the tenant for the two actions of the bench's writes; not to one of the tenant for other
+  // actions, nor to a disabled one, nor to another tenant's.
+  const hook = { url: 'https://hooks.example.test/bench-floor' };
+  const wanted = ['membership.created', 'membership.removed'];
+  f.hooks = {
+    platform: (await insertEndpoint(h.db, { ...hook, tenantId: null, events: ['*'] })).id,
+    a: (await insertEndpoint(h.db, { ...hook, tenantId: f.a, events: wanted })).id,
+  };
+  await insertEndpoint(h.db, { ...hook, tenantId: f.a, events: ['membership.role_changed'] });
+  await insertEndpoint(h.db, { ...hook, tenantId: f.a, events: ['*'], enabled: false });
+  await insertEndpoint(h.db, { ...hook, tenantId: f.b, events: ['*'] });
 });
 
 afterAll(async () => {
-  for (const side of [floor, ...Object.values(floorOn)]) {
-    side?.child.kill('SIGTERM');
-    await side?.exit;
-  }
+  floor?.child.kill('SIGTERM');
+  await floor?.exit;
   await h?.close();
 });
 
@@ -224,23 +282,62 @@ describe('the bench floor answers as the service does', () => {
     await expectSame('GET', '/me', f.superAdmin);
   });
 
-  it('POST then DELETE a membership: the same membership but for its id and times', async () => {
+  it('POST then DELETE a membership: the same answers, and the same audit events and outbox rows', async () => {
     const body = { role: 'STUDENT', userId: f.newcomer.userId };
-    const made: Partial<Record<Side, Answer>> = {};
-    for (const side of ['service', 'floor', ...FRAMEWORKS] as const) {
-      made[side] = await call(side, 'POST', members(f.a), f.owner.token, body);
-      const id = made[side]?.body?.data?.tenantMembershipId;
-      const removed = await call(side, 'DELETE', `${members(f.a)}/${id}`, f.owner.token);
+    const made = {} as Record<Side, Answer>;
+    const written = {} as Record<Side, Json[]>;
+    const requestIds = {} as Record<Side, string>;
+    for (const side of SIDES) {
+      requestIds[side] = unique(`bench-${side}`);
+      const traced = { 'x-request-id': requestIds[side] };
+      made[side] = await call(side, 'POST', members(f.a), f.owner.token, body, traced);
+      const id = made[side].body?.data?.tenantMembershipId;
+      const removed = await call(side, 'DELETE', `${members(f.a)}/${id}`, f.owner.token, undefined, traced);
       expect(removed).toEqual({ status: 204, etag: null, body: null });
+      written[side] = await writtenFor(f.a, id);
     }
-    const same = ({ body, ...rest }: Answer) => {
-      const { tenantMembershipId, createdAt, updatedAt, ...data } = body.data;
-      return { ...rest, data, kept: [tenantMembershipId, createdAt, updatedAt].map((v) => typeof v) };
-    };
-    expect(made.service?.status).toBe(201);
-    expect(same(made.floor as Answer)).toEqual(same(made.service as Answer));
-    for (const framework of FRAMEWORKS)
-      expect(same(made[framework] as Answer), framework).toEqual(same(made.service as Answer));
+    const same = ({ body, ...rest }: Answer) => ({ ...rest, data: withoutIdAndTimes(body.data) });
+    expect(made.service.status).toBe(201);
+    expect(same(made.floor)).toEqual(same(made.service));
+
+    // Each side's two events: the membership as its answer showed it, created then removed, by the
+    // caller, on the request, queued for the platform's endpoint and the tenant's that wants them.
+    const hooks = [f.hooks.platform, f.hooks.a].sort();
+    for (const side of SIDES) {
+      const shown = made[side].body.data;
+      const common = {
+        tenant_id: f.a,
+        actor_user_id: f.owner.userId,
+        actor_is_super_admin: false,
+        target_type: 'membership',
+        target_id: shown.tenantMembershipId,
+        request_id: requestIds[side],
+        in_milliseconds: true,
+      };
+      expect(written[side], side).toMatchObject([common, common]);
+      expect(
+        written[side].map((event) => [event.action, event.before, event.after]),
+        side,
+      ).toEqual([
+        ['membership.created', null, shown],
+        ['membership.removed', shown, null],
+      ]);
+      expect(written[side].map((event) => event.deliveries.map((d: Json) => d.endpointId))).toEqual([
+        hooks,
+        hooks,
+      ]);
+    }
+    expect(written.floor.map(comparable)).toEqual(written.service.map(comparable));
+    // Numbered on the tenant's counter without a gap, and queued in that order, on both sides.
+    const events = [...written.service, ...written.floor];
+    const first = events[0].sequence;
+    expect(events.map((event) => event.sequence)).toEqual([first, first + 1, first + 2, first + 3]);
+    for (const hook of hooks) {
+      const positions = events.map(
+        (event) => event.deliveries.find((d: Json) => d.endpointId === hook).position,
+      );
+      expect(positions).toEqual([...positions].sort((x, y) => x - y));
+    }
   });
 });
 
@@ -248,9 +345,12 @@ describe('the bench floor refuses as the service does', () => {
   it('a caller without rights: a stranger, a TEACHER, a STUDENT, no token or a bad one', async () => {
     const one = `${members(f.a)}/${f.ids.admin}`;
     const post = { role: 'STUDENT', userId: f.newcomer.userId };
+    const cursor = Buffer.from(`v1:${f.ids.owner}`).toString('base64url');
     const requests = [
       ['GET', members(f.a)],
-      ['GET', `${members(f.a)}?limit=0`],
+      ['GET', `${members(f.a)}?cursor=${cursor}`],
+      ['GET', `${members(f.a)}?role=ADMIN`],
+      ['GET', `${members(f.a)}?q=kowal`],
       ['GET', one],
       ['POST', members(f.a), post],
       ['DELETE', one],
@@ -266,9 +366,34 @@ describe('the bench floor refuses as the service does', () => {
         [401, 'UNAUTHENTICATED', 'GET', members(f.a), token],
         [401, 'UNAUTHENTICATED', 'GET', '/me', token],
       ]),
-      [400, 'VALIDATION_FAILED', 'GET', `${members(f.a)}?limit=0`, f.owner.token],
-      [400, 'VALIDATION_FAILED', 'GET', `${members(f.a)}?q=a%0Ab`, f.owner.token],
     ]);
+  });
+
+  it('what the bench never sends, malformed requests included, the floor does not answer: 501', async () => {
+    const one = `${members(f.a)}/${f.ids.admin}`;
+    const cases: [method: string, path: string, body?: unknown, headers?: Record<string, string>][] = [
+      ['GET', `${members(f.a)}?limit=0`],
+      ['GET', `${members(f.a)}?q=a%0Ab`],
+      ['GET', `${members(f.a)}?cursor=not-a-cursor`],
+      ['GET', `${members(f.a)}?sort=email`],
+      ['GET', `${members(f.a)}?status=ACTIVE`],
+      ['GET', `${members(f.a)}?includeTotal=true`],
+      ['GET', members('not-a-uuid')],
+      ['GET', `${members(f.a)}/not-a-uuid`],
+      ['POST', members(f.a), { role: 'STUDENT', email: uniqueEmail() }],
+      ['POST', members(f.a), { role: 'STUDENT', userId: f.newcomer.userId, displayName: 'x' }],
+      ['POST', members(f.a), { role: 'NOBODY', userId: f.newcomer.userId }],
+      ['PATCH', one, { role: 'TEACHER' }],
+      ['DELETE', one, undefined, { 'if-match': '"1"' }],
+      ['GET', '/tenants'],
+    ];
+    for (const [method, path, body, headers] of cases) {
+      const answer = await call('floor', method, path, f.owner.token, body, headers);
+      expect([answer.status, answer.body?.error?.code], `${method} ${path}`).toEqual([
+        501,
+        'NOT_IMPLEMENTED',
+      ]);
+    }
   });
 
   it('a membership missing or of another tenant is not found; a tenant, to a super administrator only', async () => {
@@ -286,6 +411,7 @@ describe('the bench floor refuses as the service does', () => {
   });
 
   it('the rules of a write: last OWNER, role hierarchy, existing member, unknown user', async () => {
+    const events = await eventCount(f.a);
     const [owner, a] = [`${members(f.a)}/${f.ids.owner}`, members(f.a)];
     const [asOwner, again] = [
       { role: 'OWNER', userId: f.newcomer.userId },
@@ -299,6 +425,7 @@ describe('the bench floor refuses as the service does', () => {
       [409, 'MEMBERSHIP_ALREADY_EXISTS', 'POST', a, f.owner.token, again],
       [404, 'USER_NOT_FOUND', 'POST', a, f.owner.token, { role: 'STUDENT', userId: randomUUID() }],
     ]);
+    expect(await eventCount(f.a), 'a refused write records nothing').toBe(events);
   });
 
   it('memberships not ACTIVE: shown with their status and dates, refused as callers, not counted as OWNERs', async () => {
@@ -332,6 +459,18 @@ describe('the bench floor refuses as the service does', () => {
       // The other OWNER is suspended: this one is the last ACTIVE one.
       [409, 'LAST_OWNER', 'DELETE', `${members(c)}/${owner}`, f.newcomer.token],
     ]);
+    // Removed by the floor, each is recorded as the API showed it: its status, dates and reason.
+    for (const id of [ids.admin, ids.ended]) {
+      const shown = (await expectSame('GET', `${members(c)}/${id}`, f.newcomer.token)).body.data;
+      expect((await call('floor', 'DELETE', `${members(c)}/${id}`, f.newcomer.token)).status).toBe(204);
+      const removed = await eventOf(c, id, 'membership.removed');
+      expect(removed).toMatchObject({
+        after: null,
+        actor_user_id: f.newcomer.userId,
+        deliveries: [{ endpointId: f.hooks.platform, status: 'PENDING', attempts: 0 }],
+      });
+      expect(removed.before).toEqual(shown);
+    }
   });
 
   it('an OWNER may go while another remains, but not by an ADMIN; then the last may not', async () => {
@@ -343,7 +482,9 @@ describe('the bench floor refuses as the service does', () => {
     await expectRefusals([
       [403, 'ROLE_HIERARCHY_VIOLATION', 'DELETE', `${members(c)}/${second}`, admin.token],
     ]);
+    const shown = (await expectSame('GET', `${members(c)}/${second}`, f.newcomer.token)).body.data;
     expect((await call('floor', 'DELETE', `${members(c)}/${second}`, f.newcomer.token)).status).toBe(204);
+    expect((await eventOf(c, second, 'membership.removed')).before).toEqual(shown);
     const last = await ownerOf(c, f.newcomer);
     await expectRefusals([[409, 'LAST_OWNER', 'DELETE', `${members(c)}/${last}`, f.newcomer.token]]);
   });
