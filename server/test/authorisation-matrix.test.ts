@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@tms/client';
-import { type Contract, contract, HTTP_STATUS, type ResponseCode, type Role } from '@tms/contract';
+import {
+  type Contract,
+  contract,
+  HTTP_STATUS,
+  type ResponseCode,
+  type Role,
+  type RouteAccess,
+} from '@tms/contract';
 import { type AppRoute, isAppRoute } from '@ts-rest/core';
 import { eq, inArray, isNull, or } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flattenRoutes } from '../src/app.js';
 import {
   invitations,
   ownershipTransfers,
@@ -400,6 +408,68 @@ const routes: [RouteKey, AppRoute][] = Object.entries(contract).flatMap(([group,
   ),
 );
 
+/**
+ * Who may call each route, as docs/api.md's routes table and docs/access.md state it, written here
+ * rather than read from the contract's `metadata.access`: the server enforces that declaration, so
+ * a matrix deriving its expectations from it would pass a route declared with the wrong rule.
+ * ("tenant OWNER" routes are `tenantAdmin`; the service refuses ADMINs, see OWNER_ONLY.)
+ */
+const ACCESS = {
+  'tenants.create': 'superAdmin',
+  'tenants.list': 'superAdmin',
+  'tenants.get': 'superAdmin',
+  'tenants.update': 'superAdmin',
+  'tenants.remove': 'superAdmin',
+  'tenants.restore': 'superAdmin',
+  'memberships.list': 'tenantAdmin',
+  'memberships.get': 'tenantAdmin',
+  'memberships.create': 'tenantAdmin',
+  'memberships.update': 'tenantAdmin',
+  'memberships.remove': 'tenantAdmin',
+  'memberships.suspend': 'tenantAdmin',
+  'memberships.reactivate': 'tenantAdmin',
+  'membershipExport.export': 'tenantAdmin',
+  'rosterImports.create': 'tenantAdmin',
+  'rosterImports.get': 'tenantAdmin',
+  'invitations.create': 'tenantAdmin',
+  'invitations.list': 'tenantAdmin',
+  'invitations.get': 'tenantAdmin',
+  'invitations.resend': 'tenantAdmin',
+  'invitations.revoke': 'tenantAdmin',
+  'invitations.listMine': 'authenticated',
+  'invitations.accept': 'authenticated',
+  'invitations.decline': 'authenticated',
+  'ownershipTransfers.create': 'tenantAdmin',
+  'ownershipTransfers.get': 'tenantAdmin',
+  'ownershipTransfers.cancel': 'tenantAdmin',
+  'ownershipTransfers.listMine': 'authenticated',
+  'ownershipTransfers.accept': 'authenticated',
+  'ownershipTransfers.decline': 'authenticated',
+  'auditEvents.listForTenant': 'tenantAdmin',
+  'auditEvents.listAll': 'superAdmin',
+  'webhooks.create': 'tenantAdmin',
+  'webhooks.list': 'tenantAdmin',
+  'webhooks.get': 'tenantAdmin',
+  'webhooks.update': 'tenantAdmin',
+  'webhooks.remove': 'tenantAdmin',
+  'webhooks.rotateSecret': 'tenantAdmin',
+  'webhooks.listDeliveries': 'tenantAdmin',
+  'webhooks.retryDelivery': 'tenantAdmin',
+  'platformWebhooks.create': 'superAdmin',
+  'platformWebhooks.list': 'superAdmin',
+  'platformWebhooks.get': 'superAdmin',
+  'platformWebhooks.update': 'superAdmin',
+  'platformWebhooks.remove': 'superAdmin',
+  'platformWebhooks.rotateSecret': 'superAdmin',
+  'platformWebhooks.listDeliveries': 'superAdmin',
+  'platformWebhooks.retryDelivery': 'superAdmin',
+  'users.erase': 'superAdmin',
+  'me.get': 'authenticated',
+  'health.live': 'public',
+  'health.ready': 'public',
+  'health.report': 'public',
+} satisfies Record<RouteKey, RouteAccess>;
+
 /** The role a caller kind holds in the URL's tenant. */
 function roleIn(kind: CallerKind, target: Target): Role | undefined {
   if (kind === 'otherOwner') return target === 'otherTenant' ? 'OWNER' : undefined;
@@ -429,7 +499,7 @@ function expected(
   request: Request,
 ): number | ResponseCode {
   const { success } = request;
-  const access = (route.metadata as { access: string }).access;
+  const access = ACCESS[key];
   if (access === 'public') return success;
   if (kind === 'anonymous' || kind === 'malformed' || kind === 'expired') return 'UNAUTHENTICATED';
   if (access === 'authenticated') return request.toOthers ?? success;
@@ -528,6 +598,20 @@ const cells = routes.flatMap(([key, route]) =>
 describe('the authorisation matrix', () => {
   it('covers every route of the contract', () => {
     expect(routes.map(([key]) => key).sort()).toEqual(Object.keys(REQUESTS).sort());
+  });
+
+  it('pins the access rule of every route of the contract, once', () => {
+    // Counted against the server's own list too: a route nested deeper than `group.name` would
+    // be missing from `routes`, and so from both tables, unseen.
+    expect(routes).toHaveLength(flattenRoutes(contract).length);
+    expect(Object.keys(ACCESS).sort()).toEqual(routes.map(([key]) => key).sort());
+  });
+
+  it.each(routes)('%s declares the access rule the docs give it', (key, route) => {
+    const declared = (route.metadata as { access?: string } | undefined)?.access;
+    expect(declared, `${key}: the contract declares ${declared}, the docs say ${ACCESS[key]}`).toBe(
+      ACCESS[key],
+    );
   });
 
   it.each(

@@ -3,9 +3,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockTenantForWrite } from '../../src/access/access.repository.js';
 import type { Database } from '../../src/db/database.js';
+import { rowsOf } from '../../src/db/rows.js';
 import { applyRosterPlan } from '../../src/modules/rosters/roster-apply.repository.js';
 import { planRoster } from '../../src/modules/rosters/roster-plan.js';
-import { rowsOf } from '../../src/modules/webhooks/delivery-queue.repository.js';
 import { createTenantFixture, type TenantFixture, unique } from '../factories.js';
 import { startTestServer, type TestServer } from '../harness.js';
 import { accessAs, auditOf, rosterRow, storedMembers } from '../roster-engine-helpers.js';
@@ -20,18 +20,22 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** A user holding `email`, inserted by a transaction that stays open until `release` resolves. */
+/**
+ * A user holding `email`, inserted by a transaction that stays open until `release` resolves.
+ * `insertedYet` gives its backend's pid: the one the import must be seen waiting on.
+ */
 function signInHolding(db: Database, email: string, release: Promise<'commit' | 'rollback'>) {
   const userId = randomUUID();
-  let inserted!: () => void;
-  const insertedYet = new Promise<void>((resolve) => {
+  let inserted!: (pid: number) => void;
+  const insertedYet = new Promise<number>((resolve) => {
     inserted = resolve;
   });
   const done = db
     .transaction(async (tx) => {
       await tx.execute(sql`insert into users (id, subject, email, email_canonical, display_name)
         values (${userId}::uuid, ${unique('sub')}, ${email}, ${email.toLowerCase()}, 'Signed In')`);
-      inserted();
+      const [backend] = rowsOf<{ pid: number }>(await tx.execute(sql`select pg_backend_pid() as pid`));
+      inserted(Number(backend?.pid));
       if ((await release) === 'rollback') tx.rollback();
     })
     .catch((error: unknown) => {
@@ -44,6 +48,32 @@ const usersOf = async (db: Database, email: string) =>
   rowsOf<{ id: string }>(
     await db.execute(sql`select id from users where email_canonical = ${email.toLowerCase()}`),
   );
+
+/**
+ * Returns once a backend of this database waits for a lock that `holder` holds: the import's insert
+ * of the address, queued behind the other transaction's. Seen in PostgreSQL, not guessed from a
+ * timer: on a slow machine the import may not have reached its insert when the timer fires, and the
+ * race then never happens, though the test passes.
+ */
+async function untilWaitingOn(holder: number, importing: Promise<unknown>) {
+  let settled = false;
+  const settle = () => {
+    settled = true;
+  };
+  importing.then(settle, settle);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [row] = rowsOf<{ n: number }>(
+      await h.db.execute(sql`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'
+          and ${holder}::int = any(pg_blocking_pids(pid))`),
+    );
+    if ((row?.n ?? 0) > 0) return;
+    if (settled) throw new Error('the import ended without waiting on the other transaction');
+    if (Date.now() > deadline) throw new Error('the import did not wait on the other transaction in 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** Plans and applies one row inviting `email`; `between` runs after the plan, before applying. */
 function importInviting(t: TenantFixture, email: string, between: () => Promise<void> = async () => {}) {
@@ -69,13 +99,13 @@ describe('an import inviting an address that another transaction inserts meanwhi
     const email = `${unique('racer')}@school.test`;
     let release!: (how: 'commit') => void;
     const other = signInHolding(h.db, email, new Promise((resolve) => (release = resolve)));
-    await other.insertedYet;
+    const holder = await other.insertedYet;
     let settled = false;
     const importing = importInviting(t, email).finally(() => {
       settled = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
     // Its insert of the address waits for the other transaction's.
+    await untilWaitingOn(holder, importing);
     expect(settled).toBe(false);
     release('commit');
     await Promise.all([importing, other.done]);
@@ -88,9 +118,9 @@ describe('an import inviting an address that another transaction inserts meanwhi
     const email = `${unique('racer')}@school.test`;
     let release!: (how: 'rollback') => void;
     const other = signInHolding(h.db, email, new Promise((resolve) => (release = resolve)));
-    await other.insertedYet;
+    const holder = await other.insertedYet;
     const importing = importInviting(t, email);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilWaitingOn(holder, importing);
     release('rollback');
     await Promise.all([importing, other.done]);
     const member = (await storedMembers(h.db, t.tenantId)).get(email.toLowerCase());
