@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateData } from '../src/db/data-migrations.js';
 import { dataMigrations, users } from '../src/db/schema.js';
-import { findUserByEmail } from '../src/modules/users/users.repository.js';
+import { findUserByEmail } from '../src/identity/identity.repository.js';
 import { type Actor, createSuperAdmin, createTenantFixture, unique } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { expectError } from './membership-helpers.js';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RawClient } from '@tms/client';
 import type { Role } from '@tms/contract';
+import { insertUserIfAbsent } from '../src/identity/identity.repository.js';
 import { SYSTEM_AUDIT } from '../src/modules/audit/audit-context.js';
 import { listMembershipsAs } from '../src/modules/memberships/membership-pages.repository.js';
 import { insertMembership } from '../src/modules/memberships/memberships.repository.js';
 import { createTenant } from '../src/modules/tenants/tenants.service.js';
 import { grantSuperAdmin } from '../src/modules/users/super-admins.service.js';
-import { insertUserIfAbsent } from '../src/modules/users/users.repository.js';
 import type { TestServer } from './harness.js';
 
 /**

@@ -2,8 +2,8 @@ import { createClient, type Membership } from '@tms/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantMemberships } from '../src/db/schema.js';
+import { insertUserIfAbsent } from '../src/identity/identity.repository.js';
 import { insertMembership } from '../src/modules/memberships/memberships.repository.js';
-import { insertUserIfAbsent } from '../src/modules/users/users.repository.js';
 import { type Actor, addMember, createActor, createTenantFixture, unique } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import {

@@ -1,6 +1,6 @@
 import type { Role } from '@tms/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findUserByEmail } from '../src/modules/users/users.repository.js';
+import { findUserByEmail } from '../src/identity/identity.repository.js';
 import { type Actor, addMember, createActor, createSuperAdmin, createTenantFixture } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { expectError, tenantState, uniqueEmail } from './membership-helpers.js';

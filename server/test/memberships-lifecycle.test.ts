@@ -5,7 +5,7 @@ import {
   type UpdateMembershipBody,
 } from '@tms/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findUserByEmail } from '../src/modules/users/users.repository.js';
+import { findUserByEmail } from '../src/identity/identity.repository.js';
 import {
   addMember,
   createActor,

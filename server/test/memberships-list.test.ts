@@ -1,7 +1,7 @@
 import type { Membership, Role } from '@tms/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertUserIfAbsent } from '../src/identity/identity.repository.js';
 import { insertMembership } from '../src/modules/memberships/memberships.repository.js';
-import { insertUserIfAbsent } from '../src/modules/users/users.repository.js';
 import { type Actor, createTenantFixture, type TenantFixture, unique } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { expectError, uniqueEmail } from './membership-helpers.js';

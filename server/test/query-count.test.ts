@@ -172,10 +172,11 @@ const invitation = (f: Fixture, i: number) => ({
 const offer = (f: Fixture, i: number) => f.offers[i] as Offer;
 
 // A read is one statement: the caller (by the token's subject, with its role in the URL's tenant)
-// and the data together. A membership write is four in its transaction: the tenant's lock, the
-// caller with its role (read after the lock), the change, which reads what it changes, and its
-// audit event (one statement: the tenant's sequence and the event's row). One with a body reads
-// its caller once more before the body (decidedFirst).
+// and the data together. A membership write is, in its transaction: the tenant's lock, the caller
+// with its role (read after the lock; both sent at once, one round trip), the membership it
+// changes as it is (with the tenant's ACTIVE OWNERs when it is one: what the rules decide on,
+// before the change), the change, and its audit event (one statement: the tenant's sequence and
+// the event's row). A write with a body reads its caller once more before the body (decidedFirst).
 // A subject seen for the first time adds its creation, on that request only.
 /** Routes whose statements depend on more than their request, and where that is shown instead. */
 const NOT_COUNTED: Record<string, string> = {
@@ -343,16 +344,16 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.update',
-    name: 'caller decided before the body; then lock, caller with its role, update reading the membership as it was, audit event',
+    name: 'caller decided before the body; then lock, caller with its role, the membership to change, update, audit event',
     status: 200,
-    cost: decidedFirst(4),
+    cost: decidedFirst(5),
     call: (f) => f.admin.api.memberships.update({ params: at(f, 1), body: { role: 'TEACHER' } }),
   },
   {
     route: 'memberships.update',
-    name: 'caller decided before the body; then term dates: lock, caller with its role, update reading the membership as it was, audit event',
+    name: 'caller decided before the body; then term dates: lock, caller with its role, the membership to change, update, audit event',
     status: 200,
-    cost: decidedFirst(4),
+    cost: decidedFirst(5),
     call: (f) =>
       f.admin.api.memberships.update({
         params: at(f, 1),
@@ -361,16 +362,16 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.suspend',
-    name: 'caller decided before the body; then lock, caller with its role, update reading the membership as it was, audit event',
+    name: 'caller decided before the body; then lock, caller with its role, the membership to change, suspend, audit event',
     status: 200,
-    cost: decidedFirst(4),
+    cost: decidedFirst(5),
     call: (f) => f.admin.api.memberships.suspend({ params: at(f, 3), body: { reason: 'counted' } }),
   },
   {
     route: 'memberships.reactivate',
-    name: 'caller decided before the body; then lock, caller with its role, update reading the membership as it was, audit event',
+    name: 'caller decided before the body; then lock, caller with its role, the membership to change, reactivate, audit event',
     status: 200,
-    cost: decidedFirst(4),
+    cost: decidedFirst(5),
     call: (f) => f.admin.api.memberships.reactivate({ params: at(f, 3), body: {} }),
   },
   {
@@ -386,9 +387,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.remove',
-    name: 'lock, caller with its role, delete reading the membership as it was, audit event',
+    name: 'lock, caller with its role, the membership to change, delete, audit event',
     status: 204,
-    cost: writes(4),
+    cost: writes(5),
     call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
   },
   {
@@ -431,7 +432,7 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.update',
-    name: 'caller decided before the body; then refused by the hierarchy: the update is rolled back with the request',
+    name: 'caller decided before the body; then lock, caller with its role, the membership: refused by the hierarchy before any change',
     status: 403,
     cost: decidedFirst(3),
     call: (f) => f.admin.api.memberships.update({ params: at(f, 3), body: { role: 'OWNER' } }),

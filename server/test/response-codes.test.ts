@@ -331,10 +331,15 @@ const TRIGGERS = {
     await call(limited, { path: '/me', token: admin.token });
     return call(limited, { path: '/me', token: admin.token });
   },
-  // The tenant's one slot is held: its next request is refused at once, the others' are not.
+  // The tenant's one write is in flight: its next write is refused at once, the others' are not.
   TENANT_BUSY: async () => {
-    await crowding.acquire(`tenant:${tenant.tenantId}`, 'read');
-    return call(crowded, { path: memberships(), token: tenant.owner.token });
+    await crowding.acquire(`tenant:${tenant.tenantId}`, 'write');
+    return call(crowded, {
+      path: memberships(),
+      method: 'POST',
+      token: tenant.owner.token,
+      body: JSON.stringify({ role: 'STUDENT', email: `${unique('busy')}@example.test` }),
+    });
   },
   // The process's one slot is held, by anyone: every request is refused at once.
   SERVICE_OVERLOADED: async () => {

@@ -3,12 +3,12 @@ import { sql } from 'drizzle-orm';
 import { lockTenantForWrite } from '../src/access/access.repository.js';
 import { SUPER_ADMIN_LEVEL, type TenantAccess } from '../src/access/decide-access.js';
 import type { Database } from '../src/db/database.js';
+import { rowsOf } from '../src/db/rows.js';
 import { emailIdentity } from '../src/identity/email-address.js';
 import type { AuditContext } from '../src/modules/audit/audit-context.js';
 import { applyRosterPlan } from '../src/modules/rosters/roster-apply.repository.js';
 import { planRoster, type RosterPlan, type RosterPlanInput } from '../src/modules/rosters/roster-plan.js';
 import type { RosterRow } from '../src/modules/rosters/roster-rows.js';
-import { rowsOf } from '../src/modules/webhooks/delivery-queue.repository.js';
 import type { Actor } from './factories.js';
 
 /** What the reader would hand over for one row; `email` as written in the file. */

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pseudonymOf } from '../src/modules/users/user-pseudonym.js';
-import { rowsOf } from '../src/modules/webhooks/delivery-queue.repository.js';
+import { rowsOf } from '../src/db/rows.js';
+import { pseudonymOf } from '../src/modules/erasure/pseudonym.js';
 import { sdkAs } from './audit-helpers.js';
 import { addMember, createActor, createTenantFixture, unique } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';

@@ -1,7 +1,7 @@
 import type { AuditEvent, Membership } from '@tms/client';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ErasedPerson, pseudonymised, pseudonymOf } from '../src/modules/users/user-pseudonym.js';
+import { type ErasedPerson, pseudonymised, pseudonymOf } from '../src/modules/erasure/pseudonym.js';
 import { sdkAs, tenantEvents } from './audit-helpers.js';
 import { type Actor, createActor, createSuperAdmin, createTenantFixture, unique } from './factories.js';
 import { startTestServer, type TestServer } from './harness.js';

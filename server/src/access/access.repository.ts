@@ -30,14 +30,18 @@ const lockTenant = preparedPer((db) =>
  * Two statements, not one: under READ COMMITTED a statement reads with the snapshot it started
  * with, so a role read alongside the lock would be the one from before the wait, and the writer
  * that held the lock may just have demoted or removed the caller. After the lock, a fresh
- * statement sees every change committed by the writers that went first.
+ * statement sees every change committed by the writers that went first. Both are sent at once:
+ * the connection runs them one after the other (the read starts once the lock is granted), and
+ * the answers come back in one round trip.
  */
 export async function lockTenantForWrite(
   tx: Transaction,
   tenantId: string,
   subject: string,
 ): Promise<{ user: CallerRow | undefined; tenant: TenantFact }> {
-  await lockTenant(tx).execute({ tenantId });
-  const user = await findCaller(tx, subject, tenantId);
+  const [, user] = await Promise.all([
+    lockTenant(tx).execute({ tenantId }),
+    findCaller(tx, subject, tenantId),
+  ]);
   return { user, tenant: factOf(user) };
 }

@@ -1,10 +1,10 @@
 import { ROLE_LEVEL, ROLES, type Role, type RouteAccess, TENANT_ADMIN_LEVEL } from '@tms/contract';
 import { and, eq, inArray, isNull, type Placeholder, type SQL, type Subquery, sql } from 'drizzle-orm';
-import type { KnownUser } from '../auth/identity.service.js';
 import type { Executor } from '../db/database.js';
 import { preparedPer } from '../db/prepared.js';
 import { tenantMemberships, tenants, users } from '../db/schema.js';
-import { isActive } from '../modules/memberships/membership-status.sql.js';
+import type { KnownUser } from '../identity/identify.js';
+import { isActive } from '../rules/membership-status.sql.js';
 
 /** The caller's user row, with what a tenant route decides on: whether the tenant exists, the role there. */
 export type CallerRow = KnownUser & { tenantExists: boolean; tenantRole: Role | null };

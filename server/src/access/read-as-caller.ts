@@ -1,9 +1,9 @@
 import type { RouteAccess } from '@tms/contract';
-import { identify, identityIsCurrent, toCaller } from '../auth/identity.service.js';
-import type { TokenClaims } from '../auth/token-verifier.js';
+import type { TokenClaims } from '../auth/token-claims.js';
 import type { Database } from '../db/database.js';
+import type { Caller } from '../identity/caller.js';
+import { identify, identityIsCurrent, toCaller } from '../identity/identify.js';
 import { factOf } from './access.repository.js';
-import type { Caller } from './caller.js';
 import { type CallerRead, type CallerRow, findCaller } from './caller-read.repository.js';
 import { decideAccess, type TenantAccess } from './decide-access.js';
 

@@ -75,6 +75,9 @@ type KeyState = {
  */
 const SLOW_DATABASE_MS = 5000;
 
+/** A waiter whose request ended (answered by its deadline, or its client gone). */
+const GONE = Symbol('gone');
+
 /** Smoothing of the times held: the last ~10 grants weigh most. */
 const ALPHA = 0.1;
 const INITIAL_HELD_MS = 5;
@@ -119,7 +122,8 @@ export class Admission {
       };
       this.queueOf(key, work).push(waiter);
       if (!this.turns.includes(key)) this.turns.push(key);
-      end?.onEnd(() => this.drop(waiter, new ServiceOverloadedError(1)));
+      // Gone before its turn: nobody reads the refusal, but the queue must not keep it.
+      end?.onEnd(() => this.drop(waiter, GONE));
     });
   }
 
@@ -181,9 +185,19 @@ export class Admission {
     return this.inFlight < this.settings.slots && !this.keyIsFull(key, work);
   }
 
-  /** The key holds its share (or, for a write, its tenant's writes): it waits for its own grants. */
+  /**
+   * The key holds its share while others wait (or, for a write, its tenant's writes): it waits for
+   * its own grants. Alone, a key may use every slot: the share is what it keeps from others, not a
+   * cap on an idle process.
+   */
   private keyIsFull(key: KeyState, work: Work): boolean {
-    return key.inFlight >= this.settings.share || (work === 'write' && key.writes >= this.settings.writes);
+    if (work === 'write' && key.writes >= this.settings.writes) return true;
+    return key.inFlight >= this.settings.share && this.othersWait(key);
+  }
+
+  private othersWait(key: KeyState): boolean {
+    for (const other of this.turns) if (other !== key) return true;
+    return false;
   }
 
   /** How many of the key's grants of this kind can run side by side. */
@@ -256,13 +270,13 @@ export class Admission {
     return new ServiceOverloadedError(seconds(this.processWaitMs()));
   }
 
-  private drop(waiter: Waiter, error: Error): void {
+  private drop(waiter: Waiter, error: Error | typeof GONE): void {
     const queue = this.queueOf(waiter.key, waiter.work);
     const at = queue.indexOf(waiter);
     if (at < 0) return;
     queue.splice(at, 1);
     clearTimeout(waiter.timer);
-    waiter.refuse(error);
+    waiter.refuse(error === GONE ? new ServiceUnavailableError('The request ended before its turn') : error);
     this.forget(waiter.key);
   }
 

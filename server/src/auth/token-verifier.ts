@@ -10,14 +10,10 @@ import {
 import { z } from 'zod';
 import { UnauthenticatedError } from '../errors/access-errors.js';
 import { ServiceUnavailableError } from '../errors/server-errors.js';
+import type { TokenClaims } from './token-claims.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
-export type TokenClaims = {
-  sub: string;
-  email?: string;
-  emailVerified: boolean;
-  name?: string;
-};
+export type { TokenClaims } from './token-claims.js';
 
 export type TokenVerifier = (token: string) => Promise<TokenClaims>;
 

@@ -1,4 +1,4 @@
-import type { TokenClaims } from './token-verifier.js';
+import type { TokenClaims } from './token-claims.js';
 
 const MAX_ENTRIES = 10_000;
 const MAX_AGE_MS = 60_000;

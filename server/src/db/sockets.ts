@@ -138,7 +138,8 @@ export class Sockets {
       this.lastAnsweredAt = performance.now();
     });
     socket.whenGone(() => {
-      if (socket.bytesRead === 0 && triedAt > this.lastAnsweredAt) this.unreachableSince ??= performance.now();
+      if (socket.bytesRead === 0 && triedAt > this.lastAnsweredAt)
+        this.unreachableSince ??= performance.now();
     });
     this.options.backends?.watch(socket);
     if ((this.options.stallMs ?? 0) > 0 && !this.timer) {

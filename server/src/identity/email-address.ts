@@ -1,5 +1,6 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { analyzeEmail } from '@hapi/address';
+import { ValidationFailedError } from '../errors/index.js';
 
 /**
  * The one form in which an email address identifies a person: the key that is stored, indexed,
@@ -64,3 +65,10 @@ function onlyCaseMapped(given: string, ascii: string): boolean {
 }
 
 const asciiLowerCase = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+
+/** An address given in a request; one that is not valid is the caller's error, at `path`. */
+export function emailIdentityOf(address: string, path: string): EmailIdentity {
+  const identity = emailIdentity(address);
+  if (!identity) throw new ValidationFailedError([{ path, message: emailProblem(address) ?? 'not valid' }]);
+  return identity;
+}

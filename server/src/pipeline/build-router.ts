@@ -2,6 +2,7 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import { isAppRoute } from '@ts-rest/core';
 import type { createExpressEndpoints } from '@ts-rest/express';
 import type { Request, RequestHandler, Response } from 'express';
+import { inSeries } from '../http/in-series.js';
 import type { StoredAnswer } from '../idempotency/idempotent-request.js';
 import { admissionKeyOf, admitted } from './admitted.js';
 import { answered, releasingKeyOnError, replayOf } from './answers.js';
@@ -49,7 +50,9 @@ export function buildRouter<C extends AppRouter>(
           `${name}.${key} (${route.method} ${route.path}) is a ${kind} route, given a ${handler.kind} handler`,
         );
       }
-      const middleware = handler.kind === 'upload' ? [...steps.upload, handler.readBody] : steps[kind];
+      const pipeline = handler.kind === 'upload' ? [...steps.upload, handler.readBody] : steps[kind];
+      // One handler for the whole pipeline: express walks its router once per layer.
+      const middleware = pipeline.length > 0 ? [inSeries(pipeline)] : [];
       (implementation[name] as Record<string, Implementation>)[key] = {
         middleware,
         handler: run(handler, deps),

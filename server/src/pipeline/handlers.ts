@@ -1,10 +1,10 @@
 import type { AppRoute, AppRouter, ServerInferResponses } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RequestHandler } from 'express';
-import type { Caller } from '../access/caller.js';
 import type { TenantAccess } from '../access/decide-access.js';
 import type { Requester } from '../access/read-as-caller.js';
 import type { Database } from '../db/database.js';
+import type { Caller } from '../identity/caller.js';
 import type { AuditContext } from '../modules/audit/audit-context.js';
 import type { RouteKind } from './route-kinds.js';
 import type { TenantWriteContext } from './tenant-transaction.js';

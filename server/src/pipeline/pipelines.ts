@@ -29,7 +29,8 @@ export type PipelineDeps = {
  * the input against the contract, and the handler runs (build-router.ts). Refusals come in this
  * order: how often you call (429), who you are (401), whether the request contradicts its URL
  * (400), whether there is room for it now (429/503: shed.ts), whether you may (403/404), then the
- * body (415/413/400) and the contract's validation.
+ * body (415/413/400) and the contract's validation (whose refusal waits for the access decision:
+ * steps/decide-early.ts, decideBeforeValidationAnswers).
  * No step holds anything while the body arrives: the database work of a step runs in an admission
  * slot of its own (admitted.ts), and a write's transaction begins in its handler.
  */
@@ -39,7 +40,7 @@ export function pipelines(deps: PipelineDeps): Record<RouteKind, RequestHandler[
   const key = claimIdempotencyKey(db, admission);
   return {
     public: [],
-    read: [...caller, shed(admission, 'read'), decideEarly(db, admission, DECIDE_EARLY.inputInvalid)],
+    read: [...caller, shed(admission, 'read')],
     write: [
       ...caller,
       shed(admission, 'read'),

@@ -1,8 +1,8 @@
-import type { Caller } from '../access/caller.js';
 import type { TenantAccess } from '../access/decide-access.js';
-import type { TokenClaims } from '../auth/token-verifier.js';
+import type { TokenClaims } from '../auth/token-claims.js';
 import type { RequestEnd } from '../http/request-end.js';
 import type { Idempotency } from '../idempotency/idempotent-request.js';
+import type { Caller } from '../identity/caller.js';
 
 /**
  * What the steps of a route's pipeline learn about its request, for the steps after them and for
@@ -15,6 +15,11 @@ export type RequestState = {
    * opened), and work under way is rolled back rather than committed.
    */
   end: RequestEnd;
+  /**
+   * The route's path parameters, kept by its first step: an error middleware (validation's
+   * answer) sees `req.params` empty.
+   */
+  params?: Record<string, string>;
   /** A verified token's claims, or why the token was refused (answered after the rate limit). */
   claims?: TokenClaims;
   authFailure?: Error;

@@ -4,6 +4,9 @@ import type { AuditContext } from '../modules/audit/audit-context.js';
 import { isUuid } from '../uuid.js';
 import { accessRuleOf } from './route-kinds.js';
 
+/** The route's path parameters, wherever the request is (an error middleware sees none of its own). */
+const paramsOf = (req: Request): Record<string, string | undefined> => req.state.params ?? req.params;
+
 /**
  * Who asks, as the access decision needs to know: the token's claims, the route's rule and the
  * URL's tenant. The caller found is kept on the request (the log names it). Only for routes past
@@ -16,7 +19,7 @@ export function requesterOf(req: Request): Requester {
   return {
     claims,
     rule,
-    ...(rule === 'tenantAdmin' ? { tenantId: req.params.tenantId } : {}),
+    ...(rule === 'tenantAdmin' ? { tenantId: paramsOf(req).tenantId } : {}),
     identified: (caller) => {
       req.state.caller = caller;
     },
@@ -25,7 +28,7 @@ export function requesterOf(req: Request): Requester {
 
 /** The URL's tenant, when the route is a tenant's and the id one (a malformed id names none). */
 export function tenantOf(req: Request): string | undefined {
-  const tenantId = req.params.tenantId;
+  const tenantId = paramsOf(req).tenantId;
   return accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && tenantId && isUuid(tenantId)
     ? tenantId
     : undefined;

@@ -2,9 +2,9 @@ import type { Request } from 'express';
 import { lockTenantForWrite } from '../access/access.repository.js';
 import type { CallerRow } from '../access/caller-read.repository.js';
 import { decideAccess, type TenantAccess } from '../access/decide-access.js';
-import { identify, identityIsCurrent, toCaller } from '../auth/identity.service.js';
 import type { Database } from '../db/database.js';
 import { ServiceUnavailableError } from '../errors/index.js';
+import { identify, identityIsCurrent, toCaller } from '../identity/identify.js';
 import type { TenantWrite } from '../modules/shared/tenant-write.js';
 import { auditContextOf } from './requester.js';
 

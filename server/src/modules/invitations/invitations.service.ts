@@ -2,8 +2,6 @@ import {
   type CreateInvitationBodySchema,
   INVITATION_DAYS_DEFAULT,
   type ListInvitationsQuery,
-  ROLE_LEVEL,
-  type Role,
 } from '@tms/contract';
 import type { z } from 'zod';
 import type { TenantAccess } from '../../access/decide-access.js';
@@ -15,11 +13,12 @@ import {
   InvitationNotFoundError,
   InvitationNotPendingError,
   MembershipAlreadyExistsError,
-  RoleHierarchyViolationError,
 } from '../../errors/index.js';
+import { emailIdentityOf } from '../../identity/email-address.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
+import { hierarchyProblem } from '../../rules/membership-rules.js';
+import { refuse } from '../../rules/problems.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
-import { emailIdentityOf } from '../users/users.service.js';
 import {
   addressHasMembership,
   answerInvitation,
@@ -40,11 +39,6 @@ type CreateInvitationBody = z.infer<typeof CreateInvitationBodySchema>;
 export const RESEND_DAYS = INVITATION_DAYS_DEFAULT;
 
 const PENDING_KEY = 'invitations_pending_key';
-
-/** Nobody invites to, or acts on an invitation for, a role above their own (as for memberships). */
-function assertWithinLevel(access: TenantAccess, role: Role, message: string): void {
-  if (ROLE_LEVEL[role] > access.level) throw new RoleHierarchyViolationError(message);
-}
 
 const tenantIdOf = (requester: Requester): string => {
   if (requester.tenantId === undefined) throw new Error('an invitation route without a tenant');
@@ -90,7 +84,7 @@ export async function createInvitation(
   body: CreateInvitationBody,
 ): Promise<InvitationView> {
   const email = emailIdentityOf(body.email, 'body.email');
-  assertWithinLevel(access, body.role, `You may not invite to the role ${body.role}`);
+  refuse(hierarchyProblem(access.level, body.role, 'invite'));
   const { tenantId } = access;
   // Whatever its status: a suspended or ended member is reactivated or given new dates, not invited.
   if (await addressHasMembership(tx, tenantId, email.canonical)) throw new MembershipAlreadyExistsError();
@@ -116,11 +110,7 @@ async function invitationToChange(
 ): Promise<InvitationView> {
   const invitation = await findInvitationInTenant(tx, access.tenantId, invitationId);
   if (!invitation) throw new InvitationNotFoundError(invitationId);
-  assertWithinLevel(
-    access,
-    invitation.role,
-    `You may not act on an invitation to the role ${invitation.role}`,
-  );
+  refuse(hierarchyProblem(access.level, invitation.role, 'actOnInvitation'));
   return invitation;
 }
 

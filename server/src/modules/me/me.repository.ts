@@ -3,7 +3,7 @@ import { callerReadOf, selectWithCaller } from '../../access/caller-read.reposit
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, tenants } from '../../db/schema.js';
-import { statusOf } from '../memberships/membership-status.sql.js';
+import { statusOf } from '../../rules/membership-status.sql.js';
 
 const callerWithMemberships = preparedPer((db) =>
   selectWithCaller(

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
-import { statusOf } from './membership-status.sql.js';
+import { statusOf } from '../../rules/membership-status.sql.js';
 import {
   asBefore,
   type Before,
@@ -17,8 +17,7 @@ import {
 import type { MembershipWithUser } from './memberships.repository.js';
 
 /*
- * Adding and removing a member: one statement each, which also reads what its rules are checked on
- * (membership-target.sql.ts). Role, date and status changes are in membership-updates.repository.ts.
+ * Adding and removing a member. Role, date and status changes are in membership-updates.repository.ts.
  */
 
 const deleteOne = preparedPer((db) => {
@@ -29,7 +28,27 @@ const deleteOne = preparedPer((db) => {
   return db.with(target, removed).select(beforeFields(target)).from(target).prepare('delete_membership');
 });
 
-/** Deletes the membership; undefined when there is no such membership. */
+const removeOne = preparedPer((db) =>
+  db
+    .delete(tenantMemberships)
+    .where(thisMembership)
+    .returning({ id: tenantMemberships.id })
+    .prepare('remove_membership'),
+);
+
+/** Removes the membership, decided on beforehand (findForChange); false when there was none. */
+export async function removeMembershipRow(
+  db: Executor,
+  tenantId: string,
+  membershipId: string,
+): Promise<boolean> {
+  return (await removeOne(db).execute({ tenantId, membershipId })).length > 0;
+}
+
+/**
+ * Deletes the membership and answers it as it was; undefined when there is no such membership.
+ * For the erasure of a user, which decides on all of the user's memberships at once beforehand.
+ */
 export async function deleteReturningBefore(
   db: Executor,
   tenantId: string,

@@ -2,11 +2,11 @@ import type { MembershipSort, MembershipStatus, Role } from '@tms/contract';
 import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
+import { likePattern } from '../../db/like-pattern.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { SortedPosition } from '../../pagination/cursor.js';
-import { likePattern } from '../tenants/tenants.repository.js';
-import { statusOf } from './membership-status.sql.js';
+import { statusOf } from '../../rules/membership-status.sql.js';
 import { type MembershipWithUser, TENANT_READ, withUser } from './memberships.repository.js';
 
 export type ListFilters = { tenantId: string; role?: Role; q?: string; statuses?: MembershipStatus[] };

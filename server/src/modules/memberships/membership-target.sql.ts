@@ -1,16 +1,15 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/database.js';
+import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
-import { isActive } from './membership-status.sql.js';
+import { activeOwnersOf, isActiveOwner } from '../../rules/membership-status.sql.js';
 import { type MembershipWithUser, membershipColumns } from './memberships.repository.js';
 
 /*
- * What every change of one membership reads in its own statement, beside the change: the
- * membership as it was (with its status), and how many ACTIVE OWNERs the tenant had when it was
- * one. The service checks the rules on that after the statement; a refusal throws, and the
- * request's transaction (which holds the tenant's lock, see access/access.repository.ts) rolls the
- * change back. Nothing refused is seen.
+ * What a change of one membership is decided on, read under the tenant's lock before the change:
+ * the membership as it is (with its status), how many ACTIVE OWNERs the tenant has when it is
+ * one, and the transaction's time (what its status, after the change, is computed at). The
+ * service decides on these with the rules of rules/membership-rules.ts, then changes it, or not.
  */
 
 /** The membership as it was before the change, and, for an ACTIVE OWNER, how many ACTIVE OWNERs there were. */
@@ -25,15 +24,11 @@ export const thisMembership = and(
   eq(tenantMemberships.id, MEMBERSHIP),
 );
 
-const owner = alias(tenantMemberships, 'owner');
-
 /**
  * The last-owner rule is about ACTIVE OWNERs only: a suspended OWNER administers nothing, so it
- * does not count, and nobody else's change counts them.
+ * does not count. Counted only when the membership is one (nobody else's change needs it).
  */
-const activeOwners = sql<number | null>`case when ${tenantMemberships.role} = 'OWNER' and ${isActive()} then (
-  select count(*)::int from ${tenantMemberships} as "owner"
-  where ${owner.tenantId} = ${TENANT} and ${owner.role} = 'OWNER' and ${isActive(owner)}) end`;
+const activeOwners = sql<number | null>`case when ${isActiveOwner()} then ${activeOwnersOf(TENANT)} end`;
 
 export function membershipNamed(db: Executor) {
   return db.$with('target').as(
@@ -82,3 +77,30 @@ export const asBefore = ({ email, displayName, ...row }: BeforeRow): Before => (
   ...row,
   user: { email, displayName },
 });
+
+/** A membership as a change is decided on: with the tenant's ACTIVE OWNERs, and the transaction's time. */
+export type ForChange = Before & { now: Date };
+
+const forChange = preparedPer((db) => {
+  const target = membershipNamed(db);
+  return db
+    .with(target)
+    .select({
+      ...beforeFields(target),
+      now: sql<Date>`now()`.mapWith((value: string | Date) => new Date(value)).as('now'),
+    })
+    .from(target)
+    .prepare('membership_for_change');
+});
+
+/** The membership as it is, for a change to be decided on; undefined when there is no such membership here. */
+export async function findForChange(
+  db: Executor,
+  tenantId: string,
+  membershipId: string,
+): Promise<ForChange | undefined> {
+  const [row] = await forChange(db).execute({ tenantId, membershipId });
+  if (!row) return undefined;
+  const { now, ...before } = row;
+  return { ...asBefore(before), now };
+}

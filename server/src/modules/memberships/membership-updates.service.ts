@@ -1,65 +1,43 @@
 import type { SuspendMembershipBody, UpdateMembershipBody } from '@tms/contract';
-import { MembershipNotFoundError, ValidationFailedError } from '../../errors/index.js';
+import {
+  hierarchyProblem,
+  lastActiveOwnerProblem,
+  reactivatedTerm,
+  statusAt,
+  type Term,
+  termProblems,
+} from '../../rules/membership-rules.js';
+import { refuse, refuseTerm } from '../../rules/problems.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
 import { patchActionOf, recordMembershipEvent } from './membership-events.js';
-import { assertNotLastOwner, assertWithinLevel } from './membership-rules.js';
-import type { Before } from './membership-target.sql.js';
-import {
-  type Changed,
-  reactivateReturningBefore,
-  suspendReturningBefore,
-  updateReturningBefore,
-} from './membership-updates.repository.js';
+import type { ForChange } from './membership-target.sql.js';
+import { type Changed, reactivate, setTerm, suspend } from './membership-updates.repository.js';
 import type { MembershipWithUser } from './memberships.repository.js';
+import { getForChange } from './memberships.service.js';
 
 /*
  * Changes that keep a membership: its role and term, its suspension. Like every membership write
- * they run in the transaction their access was decided in, under the tenant's lock; each is one
- * statement, and a rule it breaks throws, which rolls the change back with the transaction.
- * The checks answer in the order the API documents: not found, hierarchy, If-Match, the request's
- * own values, then the last ACTIVE OWNER.
+ * they run in the transaction that holds the tenant's lock, read the membership first, decide on
+ * the rules, and only then change it. The checks answer in the order the API documents: not found,
+ * hierarchy, If-Match, the request's own values, then the last ACTIVE OWNER.
  */
 
 const dateOf = (value: string | null | undefined) =>
   value === undefined || value === null ? value : new Date(value);
 
-const iso = (date: Date | null) => date?.toISOString() ?? 'null';
+const sameDate = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
-function found<T extends Changed>(changed: T | undefined, membershipId: string): T {
-  if (!changed) throw new MembershipNotFoundError(membershipId);
-  return changed;
-}
+/** The membership after a change, as the last-owner rule sees it: its status at the transaction's time. */
+const seatAfter = (before: ForChange, change: Partial<MembershipWithUser>) => {
+  const after = { ...before, ...change };
+  return { role: after.role, status: statusAt(after, before.now) };
+};
 
-/** The dates would end before they begin: named by the one the request sent (both: endsAt). */
-function termOutOfOrder(body: UpdateMembershipBody, before: Before): ValidationFailedError {
-  return body.endsAt !== undefined
-    ? new ValidationFailedError([
-        { path: 'body.endsAt', message: `must be after startsAt (${iso(before.startsAt)})` },
-      ])
-    : new ValidationFailedError([
-        { path: 'body.startsAt', message: `must be before endsAt (${iso(before.endsAt)})` },
-      ]);
-}
-
-/**
- * An OWNER answers for the tenant for as long as it is one: a term would end (or delay) that
- * without anyone handing the tenant over, and could leave it without an ACTIVE OWNER as time
- * passes, with no request to refuse. A date kept from before is named too, with how to clear it.
- */
-function assertOwnerUndated(now: MembershipWithUser, body: UpdateMembershipBody): void {
-  if (now.role !== 'OWNER') return;
-  const dated = (['startsAt', 'endsAt'] as const).filter((key) => now[key] !== null);
-  if (dated.length === 0) return;
-  throw new ValidationFailedError(
-    dated.map((key) => ({
-      path: `body.${key}`,
-      message:
-        body[key] === undefined
-          ? `an OWNER membership has no term dates: send ${key}: null to clear it`
-          : 'an OWNER membership has no term dates',
-    })),
-  );
+/** The change made: the membership as it now is, the person as they were. */
+function madeOf(before: ForChange, changed: Changed | undefined): MembershipWithUser {
+  if (!changed) throw new Error('a membership changed under the tenant lock vanished');
+  return { ...changed, user: before.user };
 }
 
 export async function changeMembership(
@@ -68,19 +46,30 @@ export async function changeMembership(
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const change = { role: body.role, startsAt: dateOf(body.startsAt), endsAt: dateOf(body.endsAt) };
-  const result = await updateReturningBefore(tx, access.tenantId, membershipId, change);
-  const { before, after, termInOrder } = found(result, membershipId);
-  assertWithinLevel(access, before.role, `You may not change a membership whose role is ${before.role}`);
-  if (body.role) assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
+  const before = await getForChange(tx, access.tenantId, membershipId);
+  const startsAt = dateOf(body.startsAt);
+  const endsAt = dateOf(body.endsAt);
+  const term: Term = {
+    role: body.role ?? before.role,
+    startsAt: startsAt === undefined ? before.startsAt : startsAt,
+    endsAt: endsAt === undefined ? before.endsAt : endsAt,
+  };
+  refuse(
+    hierarchyProblem(access.level, before.role, 'change'),
+    body.role && hierarchyProblem(access.level, body.role, 'give'),
+  );
   assertIfMatch(ifMatch, before.version);
-  if (!termInOrder) throw termOutOfOrder(body, before);
-  const now = after ?? before;
-  assertOwnerUndated(now, body);
-  assertNotLastOwner(before, now);
+  refuseTerm(termProblems(term, { startsAt: startsAt !== undefined, endsAt: endsAt !== undefined }));
+  refuse(lastActiveOwnerProblem(before, seatAfter(before, term), before.owners ?? 0));
   // A PATCH that changes nothing keeps its version, and leaves no event.
-  if (after) await recordMembershipEvent(tx, audit, patchActionOf(before, after), before, after);
-  return now;
+  const unchanged =
+    term.role === before.role &&
+    sameDate(term.startsAt, before.startsAt) &&
+    sameDate(term.endsAt, before.endsAt);
+  if (unchanged) return before;
+  const after = madeOf(before, await setTerm(tx, access.tenantId, membershipId, term));
+  await recordMembershipEvent(tx, audit, patchActionOf(before, after), before, after);
+  return after;
 }
 
 export async function suspendMembership(
@@ -89,14 +78,15 @@ export async function suspendMembership(
   body: SuspendMembershipBody,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const changed = await suspendReturningBefore(tx, access.tenantId, membershipId, body?.reason ?? null);
-  const { before, after } = found(changed, membershipId);
-  assertWithinLevel(access, before.role, `You may not suspend a membership whose role is ${before.role}`);
+  const before = await getForChange(tx, access.tenantId, membershipId);
+  refuse(hierarchyProblem(access.level, before.role, 'suspend'));
   assertIfMatch(ifMatch, before.version);
-  const now = after ?? before;
-  assertNotLastOwner(before, now);
-  if (after) await recordMembershipEvent(tx, audit, 'membership.suspended', before, after);
-  return now;
+  // Suspended already: the first suspension, and its reason, stand.
+  if (before.suspendedAt !== null) return before;
+  refuse(lastActiveOwnerProblem(before, seatAfter(before, { suspendedAt: before.now }), before.owners ?? 0));
+  const after = madeOf(before, await suspend(tx, access.tenantId, membershipId, body?.reason ?? null));
+  await recordMembershipEvent(tx, audit, 'membership.suspended', before, after);
+  return after;
 }
 
 /** Reactivating only ever adds an ACTIVE member: no last-owner rule to check. */
@@ -105,10 +95,14 @@ export async function reactivateMembership(
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const changed = await reactivateReturningBefore(tx, access.tenantId, membershipId);
-  const { before, after } = found(changed, membershipId);
-  assertWithinLevel(access, before.role, `You may not reactivate a membership whose role is ${before.role}`);
+  const before = await getForChange(tx, access.tenantId, membershipId);
+  refuse(hierarchyProblem(access.level, before.role, 'reactivate'));
   assertIfMatch(ifMatch, before.version);
-  if (after) await recordMembershipEvent(tx, audit, 'membership.reactivated', before, after);
-  return after ?? before;
+  if (before.status === 'ACTIVE') return before;
+  const after = madeOf(
+    before,
+    await reactivate(tx, access.tenantId, membershipId, reactivatedTerm(before, before.now)),
+  );
+  await recordMembershipEvent(tx, audit, 'membership.reactivated', before, after);
+  return after;
 }

@@ -1,11 +1,11 @@
 import type { MembershipStatus, Role } from '@tms/contract';
-import { and, asc, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
+import { and, eq, type Placeholder, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
-import { type MembershipRow, tenantMemberships, tenants, users } from '../../db/schema.js';
-import { isActive, statusOf } from './membership-status.sql.js';
+import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
+import { statusOf } from '../../rules/membership-status.sql.js';
 
 export type MembershipWithUser = MembershipRow & {
   status: MembershipStatus;
@@ -77,52 +77,4 @@ export async function findMembershipAs(
   membershipId: string,
 ): Promise<CallerRead<MembershipWithUser>> {
   return callerReadOf(await membershipWithCaller(db).execute({ subject, tenantId, membershipId }));
-}
-
-/**
- * Locks the tenants these users belong to, in the one order every such writer follows (by id), so
- * that changing their memberships waits for, and is waited on by, each tenant's membership writes.
- */
-export async function lockTenantsOfUsers(db: Executor, userIds: string[]): Promise<void> {
-  const theirTenants = db
-    .select({ tenantId: tenantMemberships.tenantId })
-    .from(tenantMemberships)
-    .where(inArray(tenantMemberships.userId, userIds));
-  await db
-    .select({ id: tenants.id })
-    .from(tenants)
-    .where(inArray(tenants.id, theirTenants))
-    .orderBy(asc(tenants.id))
-    .for('update');
-}
-
-const stateOf = (name: 'mine' | 'theirs') => ({
-  suspendedAt: sql.raw(`${name}.suspended_at`),
-  startsAt: sql.raw(`${name}.starts_at`),
-  endsAt: sql.raw(`${name}.ends_at`),
-});
-
-/**
- * Gives one user's memberships to another (an invited user claimed by someone who had already
- * signed in). Where both belong to a tenant the one that does more for it is kept, its term and
- * suspension with its role: the higher role, or at the same role the ACTIVE one. So no tenant
- * loses an ACTIVE OWNER (the claimant's own membership there may be suspended or ended). The rest
- * are moved. What remains on `fromUserId` goes when that user is deleted.
- */
-export async function moveMemberships(db: Executor, fromUserId: string, toUserId: string): Promise<void> {
-  // The role enum is declared highest first (OWNER < ADMIN < …), so "<" reads "higher than".
-  await db.execute(sql`
-    update tenant_memberships as mine
-    set role = theirs.role, starts_at = theirs.starts_at, ends_at = theirs.ends_at,
-      suspended_at = theirs.suspended_at, suspension_reason = theirs.suspension_reason,
-      version = mine.version + 1, updated_at = now()
-    from tenant_memberships as theirs
-    where mine.user_id = ${toUserId} and theirs.user_id = ${fromUserId} and theirs.tenant_id = mine.tenant_id
-      and (theirs.role < mine.role
-        or (theirs.role = mine.role and ${isActive(stateOf('theirs'))} and not ${isActive(stateOf('mine'))}))`);
-  await db.execute(sql`
-    update tenant_memberships
-    set user_id = ${toUserId}, version = version + 1, updated_at = now()
-    where user_id = ${fromUserId}
-      and tenant_id not in (select tenant_id from tenant_memberships where user_id = ${toUserId})`);
 }

@@ -6,6 +6,7 @@ import {
   MembershipNotFoundError,
   UserNotFoundError,
 } from '../../errors/index.js';
+import { emailIdentityOf } from '../../identity/email-address.js';
 import {
   decodeCursor,
   decodeSortedCursor,
@@ -13,13 +14,14 @@ import {
   type Page,
   toPage,
 } from '../../pagination/cursor.js';
+import { hierarchyProblem, lastActiveOwnerProblem } from '../../rules/membership-rules.js';
+import { refuse } from '../../rules/problems.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
-import { emailIdentityOf } from '../users/users.service.js';
 import {
-  deleteReturningBefore,
   insertMembershipOfAddress,
   insertMembershipOfUser,
+  removeMembershipRow,
 } from './membership-changes.repository.js';
 import { recordMembershipEvent } from './membership-events.js';
 import {
@@ -28,7 +30,7 @@ import {
   listMembershipsAs,
   listMembershipsSortedAs,
 } from './membership-pages.repository.js';
-import { assertNotLastOwner, assertWithinLevel } from './membership-rules.js';
+import { type ForChange, findForChange } from './membership-target.sql.js';
 import { findMembershipAs, type MembershipWithUser } from './memberships.repository.js';
 
 /** The membership, within the tenant (the scope rule), or MEMBERSHIP_NOT_FOUND. */
@@ -92,15 +94,15 @@ async function pageInOrder(
 
 /**
  * Writes take the transaction their access was decided in (see pipeline/tenant-transaction.ts):
- * the tenant's row is locked, and `access` was read under that lock. Each is one statement; a rule
- * it breaks throws, which rolls the transaction back with the change (see membership-changes).
- * Changes that keep the membership (role, term, suspension) are in membership-updates.service.ts.
+ * the tenant's row is locked, and `access` was read under that lock. Each decides on the rules
+ * (rules/membership-rules.ts) before it changes anything: a refusal writes nothing. Changes that
+ * keep the membership (role, term, suspension) are in membership-updates.service.ts.
  */
 export async function createMembership(
   { tx, access, audit }: TenantWrite,
   body: CreateMembershipBody,
 ): Promise<MembershipWithUser> {
-  assertWithinLevel(access, body.role, `You may not give the role ${body.role}`);
+  refuse(hierarchyProblem(access.level, body.role, 'give'));
   const { person, added } = await addMember(tx, access.tenantId, body);
   if (!added || !person) throw new MembershipAlreadyExistsError();
   const created = { ...added, user: person };
@@ -134,10 +136,21 @@ export async function removeMembership(
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
-  const before = await deleteReturningBefore(tx, access.tenantId, membershipId);
-  if (!before) throw new MembershipNotFoundError(membershipId);
-  assertWithinLevel(access, before.role, `You may not remove a membership whose role is ${before.role}`);
+  const before = await getForChange(tx, access.tenantId, membershipId);
+  refuse(hierarchyProblem(access.level, before.role, 'remove'));
   assertIfMatch(ifMatch, before.version);
-  assertNotLastOwner(before, undefined);
+  refuse(lastActiveOwnerProblem(before, undefined, before.owners ?? 0));
+  await removeMembershipRow(tx, access.tenantId, membershipId);
   await recordMembershipEvent(tx, audit, 'membership.removed', before, null);
+}
+
+/** The membership to change, as it is under the tenant's lock, or MEMBERSHIP_NOT_FOUND. */
+export async function getForChange(
+  tx: Transaction,
+  tenantId: string,
+  membershipId: string,
+): Promise<ForChange> {
+  const found = await findForChange(tx, tenantId, membershipId);
+  if (!found) throw new MembershipNotFoundError(membershipId);
+  return found;
 }

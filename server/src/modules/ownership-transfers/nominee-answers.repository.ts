@@ -3,7 +3,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Transaction } from '../../db/database.js';
 import { ownershipTransfers, tenantMemberships, tenants, users } from '../../db/schema.js';
-import { isActive, statusOf } from '../memberships/membership-status.sql.js';
+import { isActive, statusOf } from '../../rules/membership-status.sql.js';
 import {
   type MembershipWithUser,
   membershipColumns,

@@ -5,7 +5,7 @@ import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/ca
 import type { Executor, Transaction } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { ownershipTransfers, tenantMemberships, tenants } from '../../db/schema.js';
-import { isActive } from '../memberships/membership-status.sql.js';
+import { isActive } from '../../rules/membership-status.sql.js';
 
 /** A transfer as the API shows it: `status` EXPIRED once a pending one is past `expiresAt`. */
 export type TransferRecord = {

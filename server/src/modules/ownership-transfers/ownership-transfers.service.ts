@@ -1,21 +1,16 @@
-import {
-  type AuditAction,
-  type CreateOwnershipTransferBody,
-  ROLE_LEVEL,
-  TRANSFER_EXPIRY_DAYS,
-} from '@tms/contract';
-import type { Caller } from '../../access/caller.js';
-import type { TenantAccess } from '../../access/decide-access.js';
+import { type AuditAction, type CreateOwnershipTransferBody, TRANSFER_EXPIRY_DAYS } from '@tms/contract';
 import { type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Transaction } from '../../db/database.js';
 import {
-  InsufficientRoleError,
   MembershipNotFoundError,
   TransferAlreadyPendingError,
   TransferNotApplicableError,
   TransferNotFoundError,
   TransferNotPendingError,
 } from '../../errors/index.js';
+import type { Caller } from '../../identity/caller.js';
+import { ownerOnlyProblem } from '../../rules/membership-rules.js';
+import { refuse } from '../../rules/problems.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordAuditEvent } from '../audit/audit-events.repository.js';
 import { recordMembershipEvent } from '../memberships/membership-events.js';
@@ -38,15 +33,6 @@ import {
   listNominationsAs,
   type TransferRecord,
 } from './ownership-transfers.repository.js';
-
-/**
- * Handing a tenant over is an OWNER's decision (an ADMIN may not give away what it does not
- * hold), though any tenant admin may read a transfer: the route's rule lets ADMINs in, this refuses them.
- */
-function assertOwnerLevel(access: TenantAccess): void {
-  if (access.level < ROLE_LEVEL.OWNER)
-    throw new InsufficientRoleError('Only an OWNER may offer or cancel an ownership transfer');
-}
 
 const tenantIdOf = (requester: Requester): string => {
   if (requester.tenantId === undefined) throw new Error('an ownership transfer route without a tenant');
@@ -82,7 +68,7 @@ export async function createTransfer(
   { tx, access, audit, caller }: TenantWrite,
   body: CreateOwnershipTransferBody,
 ): Promise<TransferRecord> {
-  assertOwnerLevel(access);
+  refuse(ownerOnlyProblem(access.level, 'ownershipTransfer'));
   const { tenantId } = access;
   // A pending transfer past its time must not hold the tenant's one pending slot.
   await expireStaleTransfer(tx, tenantId);
@@ -110,7 +96,7 @@ export async function cancelTransfer(
   { tx, access, audit }: TenantWrite,
   transferId: string,
 ): Promise<TransferRecord> {
-  assertOwnerLevel(access);
+  refuse(ownerOnlyProblem(access.level, 'ownershipTransfer'));
   // Read first: the event's `before` (under the tenant's lock, so it is what the close changes).
   const before = await findTransferIn(tx, access.tenantId, transferId);
   if (!before) throw new TransferNotFoundError(transferId);

@@ -6,7 +6,7 @@ import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/ca
 import type { Database, Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, tenants, users } from '../../db/schema.js';
-import { statusOf } from '../memberships/membership-status.sql.js';
+import { statusOf } from '../../rules/membership-status.sql.js';
 import { TENANT_READ } from '../memberships/memberships.repository.js';
 
 export type ExportFilters = { tenantId: string; role?: Role; statuses?: MembershipStatus[] };

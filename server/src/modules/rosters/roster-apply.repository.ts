@@ -2,14 +2,14 @@ import type { AuditAction, Role } from '@tms/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
+import { rowsOf } from '../../db/rows.js';
+import { statusOf } from '../../rules/membership-status.sql.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import type { AuditEventInput } from '../audit/audit-events.repository.js';
 import { recordAuditEvents } from '../audit/audit-events-batch.repository.js';
 import { patchActionOf } from '../memberships/membership-events.js';
-import { statusOf } from '../memberships/membership-status.sql.js';
 import { toMembershipDto } from '../memberships/memberships.dto.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
-import { rowsOf } from '../webhooks/delivery-queue.repository.js';
 import type { PlannedCreate, PlannedUpdate, RosterPlan } from './roster-plan.js';
 
 /*

@@ -3,7 +3,7 @@ import type { RosterProblem } from '@tms/contract';
 import { CsvError, type Parser, parse } from 'csv-parse';
 import { PayloadTooLargeError } from '../../errors/index.js';
 import { BOM, delimiterOf, FirstLineScan, Utf8Check } from './roster-csv-bytes.js';
-import type { RawRosterRow, RosterFileDraft } from './roster-file.js';
+import type { RawRosterRow, RosterFileDraft } from './roster-file-shape.js';
 import { type HeaderColumns, matchHeader, rosterProblem } from './roster-header.js';
 
 const LF = 0x0a;

@@ -5,7 +5,7 @@ import {
   type RosterColumn,
   type RosterProblem,
 } from '@tms/contract';
-import type { RosterFileDraft } from './roster-file.js';
+import type { RosterFileDraft } from './roster-file-shape.js';
 
 export type RosterProblemCode =
   | (typeof ROSTER_ROW_ERROR_CODES)[number]

@@ -1,13 +1,13 @@
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../errors/index.js';
 import type { Logger } from '../../logger.js';
+import { type RosterImportOrder, type RosterStage, runRosterImport } from './roster-import-run.js';
 import {
   beatRosterImports,
   failStaleRosterImports,
   finishRosterImport,
   recordRosterProgress,
 } from './roster-imports.repository.js';
-import { type RosterImportOrder, type RosterStage, runRosterImport } from './roster-imports.service.js';
 
 export type RosterJob = { importId: string; order: RosterImportOrder };
 

@@ -1,5 +1,7 @@
-import { ROLE_LEVEL, type Role, type RosterProblem } from '@tms/contract';
+import type { Role, RosterProblem } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
+import { hierarchyProblem, type Term, termProblems } from '../../rules/membership-rules.js';
+import { firstProblem, type Problem } from '../../rules/problems.js';
 import type { NamedByRow, PlannedMember } from './roster-plan.repository.js';
 import type { RosterRow } from './roster-rows.js';
 
@@ -9,8 +11,7 @@ import type { RosterRow } from './roster-rows.js';
  * The rules on the whole file (the last ACTIVE OWNER, the removals) are in roster-plan.ts.
  */
 
-/** A membership's role and term dates. */
-export type Term = { role: Role; startsAt: Date | null; endsAt: Date | null };
+export type { Term };
 
 /** What a row would do, or why it may not. */
 export type Judged =
@@ -32,34 +33,24 @@ export const problem = (
 
 const sameDate = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
-/** As a single request: nobody gives, or changes the holder of, a role above their own. */
-function hierarchyProblem(access: TenantAccess, row: RosterRow, before: Role | null, after: Role) {
-  if (before && ROLE_LEVEL[before] > access.level)
-    return problem(
-      row.row,
-      'role',
-      'ROLE_HIERARCHY_VIOLATION',
-      `You may not change a membership whose role is ${before}`,
-    );
-  if (ROLE_LEVEL[after] > access.level)
-    return problem(row.row, 'role', 'ROLE_HIERARCHY_VIOLATION', `You may not give the role ${after}`);
-  return undefined;
-}
+/** A rule's problem (rules/membership-rules.ts) as the row's: the code a roster reports, the column. */
+const ROSTER_CODE: Record<Problem['rule'], string> = {
+  hierarchy: 'ROLE_HIERARCHY_VIOLATION',
+  term: 'INVALID_TERM',
+  lastActiveOwner: 'LAST_OWNER',
+  ownerOnly: 'INSUFFICIENT_ROLE',
+};
+const asRowProblem = (row: RosterRow, found: Problem): RosterProblem =>
+  problem(row.row, found.field ?? 'role', ROSTER_CODE[found.rule], found.message);
 
-/**
- * The term as it would be after the row: in order (the row may send one date, the other kept),
- * and none for an OWNER, who answers for the tenant for as long as it is one (as a PATCH).
- */
-function termProblem(row: RosterRow, { role, startsAt, endsAt }: Term) {
-  if (startsAt && endsAt && startsAt.getTime() >= endsAt.getTime()) {
-    return row.endsAt !== undefined
-      ? problem(row.row, 'endsAt', 'INVALID_TERM', `must be after startsAt (${startsAt.toISOString()})`)
-      : problem(row.row, 'startsAt', 'INVALID_TERM', `must be before endsAt (${endsAt.toISOString()})`);
-  }
-  if (role !== 'OWNER' || (!startsAt && !endsAt)) return undefined;
-  const column = startsAt ? 'startsAt' : 'endsAt';
-  const kept = row[column] === undefined ? `: clear ${column} (it has one now)` : '';
-  return problem(row.row, column, 'INVALID_TERM', `an OWNER membership has no term dates${kept}`);
+/** The rules a single request is held to, for one row: the hierarchy, then the term after the row. */
+function rowProblem(access: TenantAccess, row: RosterRow, before: Role | null, after: Term) {
+  const found = firstProblem(
+    before === null ? undefined : hierarchyProblem(access.level, before, 'change'),
+    hierarchyProblem(access.level, after.role, 'give'),
+    ...termProblems(after, { startsAt: row.startsAt !== undefined, endsAt: row.endsAt !== undefined }),
+  );
+  return found && asRowProblem(row, found);
 }
 
 function judgeRow(access: TenantAccess, row: RosterRow, named: NamedByRow): Judged {
@@ -71,7 +62,7 @@ function judgeRow(access: TenantAccess, row: RosterRow, named: NamedByRow): Judg
     if (!row.email)
       return error(problem(row.row, 'userId', 'UNKNOWN_MEMBER', 'no member of this tenant has this userId'));
     const after = { role: row.role ?? 'STUDENT', startsAt: row.startsAt ?? null, endsAt: row.endsAt ?? null };
-    const wrong = hierarchyProblem(access, row, null, after.role) ?? termProblem(row, after);
+    const wrong = rowProblem(access, row, null, after);
     return wrong ? error(wrong) : { kind: 'create', row, after };
   }
   const after = {
@@ -88,7 +79,7 @@ function judgeRow(access: TenantAccess, row: RosterRow, named: NamedByRow): Judg
         : 'updateTerm';
   // A row that changes nothing asks for nothing: an ADMIN's file may list the OWNERs as they are.
   if (kind === 'unchanged') return { kind, row, member, after };
-  const wrong = hierarchyProblem(access, row, member.role, after.role) ?? termProblem(row, after);
+  const wrong = rowProblem(access, row, member.role, after);
   return wrong ? error(wrong) : { kind, row, member, after };
 }
 

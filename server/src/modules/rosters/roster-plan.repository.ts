@@ -1,8 +1,8 @@
 import type { MembershipStatus, Role } from '@tms/contract';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
-import { isActive, statusOf } from '../memberships/membership-status.sql.js';
-import { rowsOf } from '../webhooks/delivery-queue.repository.js';
+import { rowsOf } from '../../db/rows.js';
+import { isActive, statusOf } from '../../rules/membership-status.sql.js';
 
 /*
  * What a roster file would change, read in SQL: whom each row names and that person's membership

@@ -1,13 +1,8 @@
-import {
-  type MembershipStatus,
-  ROLE_LEVEL,
-  type Role,
-  type RosterProblem,
-  type RosterSummary,
-} from '@tms/contract';
+import type { RosterProblem, RosterSummary } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Executor } from '../../db/database.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
+import { hierarchyProblem, isActiveOwner, lastActiveOwnerLeft } from '../../rules/membership-rules.js';
 import { type PlannedMember, type RosterReading, readRoster } from './roster-plan.repository.js';
 import { type Judged, judgeRows, problem, type Term } from './roster-plan-rows.js';
 import type { RosterRow } from './roster-rows.js';
@@ -56,9 +51,6 @@ export type RosterPlan = {
   changes: RosterChanges;
 };
 
-const isActiveOwner = (m: { role: Role; status: MembershipStatus }) =>
-  m.role === 'OWNER' && m.status === 'ACTIVE';
-
 /** Whether the member stays (or becomes) an ACTIVE OWNER: a changed OWNER is undated (termProblem). */
 function activeOwnerAfter(judged: Judged): boolean {
   switch (judged.kind) {
@@ -79,7 +71,7 @@ function removalsOf(input: RosterPlanInput, unnamed: readonly PlannedMember[]) {
   const warnings: RosterProblem[] = [];
   for (const member of unnamed) {
     if (member.userId === input.callerUserId) continue;
-    if (ROLE_LEVEL[member.role] <= input.access.level) removals.push(member);
+    if (!hierarchyProblem(input.access.level, member.role, 'remove')) removals.push(member);
     else
       warnings.push(
         problem(
@@ -127,7 +119,7 @@ function keepAnActiveOwner(
       continue;
     judged[n] = {
       kind: 'error',
-      problem: problem(j.row.row, 'role', 'LAST_OWNER', 'the tenant would be left without an ACTIVE OWNER'),
+      problem: problem(j.row.row, 'role', 'LAST_OWNER', lastActiveOwnerLeft.message),
       member: j.member,
     };
   }

@@ -1,6 +1,6 @@
-import type { Caller } from '../../access/caller.js';
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Transaction } from '../../db/database.js';
+import type { Caller } from '../../identity/caller.js';
 import type { AuditContext } from '../audit/audit-context.js';
 
 /**

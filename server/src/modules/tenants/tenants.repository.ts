@@ -2,11 +2,9 @@ import type { TenantStatus } from '@tms/contract';
 import { and, asc, eq, gt, ilike, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
+import { likePattern } from '../../db/like-pattern.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type TenantRow, tenants } from '../../db/schema.js';
-
-/** Escapes LIKE's wildcards so that a search for "50%" means the characters, not a pattern. */
-export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export async function insertTenant(
   db: Executor,

@@ -1,6 +1,6 @@
 import { contract } from '@tms/contract';
 import { routes, write } from '../../pipeline/handlers.js';
-import { eraseUser } from './user-erasure.service.js';
+import { eraseUser } from '../erasure/erasure.service.js';
 
 /** Platform routes on users, for super administrators (decided before the request's body). */
 export const usersRoutes = routes(contract.users, {

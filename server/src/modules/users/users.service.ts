@@ -1,16 +1,9 @@
 import type { UserReference } from '@tms/contract';
 import type { Executor } from '../../db/database.js';
 import type { UserRow } from '../../db/schema.js';
-import { UserNotFoundError, ValidationFailedError } from '../../errors/index.js';
-import { type EmailIdentity, emailIdentity, emailProblem } from '../../identity/email-address.js';
+import { UserNotFoundError } from '../../errors/index.js';
+import { emailIdentityOf } from '../../identity/email-address.js';
 import { findOrInsertInvitedUser, findUserById } from './users.repository.js';
-
-/** An address given in a request; one that is not valid is the caller's error, at `path`. */
-export function emailIdentityOf(address: string, path: string): EmailIdentity {
-  const identity = emailIdentity(address);
-  if (!identity) throw new ValidationFailedError([{ path, message: emailProblem(address) ?? 'not valid' }]);
-  return identity;
-}
 
 /**
  * `{ userId }` must name an existing user; `{ email }` finds the address's holder or invites a

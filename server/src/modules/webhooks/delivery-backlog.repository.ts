@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
-import { rowsOf } from './delivery-queue.repository.js';
+import { rowsOf } from '../../db/rows.js';
 
 /** Past this, the backlog is reported as this: the count's cost stays bounded however long the queue. */
 export const BACKLOG_COUNT_CAP = 100_000;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../db/client.js';
 import type { Database, Executor } from '../../db/database.js';
-import { rowsOf } from './delivery-queue.repository.js';
+import { rowsOf } from '../../db/rows.js';
 
 /** What an attempt does its database work through while it holds an endpoint. */
 export type ClaimedSession = {

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
+import { rowsOf } from '../../db/rows.js';
 import {
   type AuditEventRow,
   auditEvents,
@@ -20,10 +21,6 @@ import { toWebhookDto } from './webhooks.dto.js';
  * An endpoint's queue is its PENDING deliveries by `position`; only the first (the head) is ever
  * sent, so a receiver sees events in commit order, and a head that backs off holds the rest back.
  */
-
-/** Both drivers' results of `execute`: postgres.js answers the rows, PGlite `{ rows }`. */
-export const rowsOf = <T>(result: unknown): T[] =>
-  Array.isArray(result) ? (result as T[]) : ((result as { rows?: T[] }).rows ?? []);
 
 /**
  * Enabled endpoints whose head is due at `now`, longest waiting first: candidates to claim. Read

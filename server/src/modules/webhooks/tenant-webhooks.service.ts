@@ -1,8 +1,9 @@
-import { type CreateWebhookBody, ROLE_LEVEL, type UpdateWebhookBody } from '@tms/contract';
+import type { CreateWebhookBody, UpdateWebhookBody } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Transaction } from '../../db/database.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
-import { InsufficientRoleError } from '../../errors/index.js';
+import { ownerOnlyProblem } from '../../rules/membership-rules.js';
+import { refuse } from '../../rules/problems.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
 import type { DeliveryView } from './webhook-deliveries.repository.js';
@@ -38,8 +39,7 @@ function ownerChange(tx: Transaction, access: TenantAccess, audit: AuditContext)
 }
 
 function assertOwner(access: TenantAccess): void {
-  if (access.level < ROLE_LEVEL.OWNER)
-    throw new InsufficientRoleError('Only an OWNER may change the tenant’s webhook endpoints');
+  refuse(ownerOnlyProblem(access.level, 'webhooks'));
 }
 
 /** Before the transaction: only an OWNER's URL is looked at, and it must point where endpoints may. */

@@ -1,4 +1,3 @@
-import { type AppRoute, checkZodSchema } from '@ts-rest/core';
 import type { Request, RequestHandler } from 'express';
 import { decideAsCaller } from '../../access/read-as-caller.js';
 import type { Admission } from '../../admission/admission.js';
@@ -7,40 +6,25 @@ import { admitted } from '../admitted.js';
 import { requesterOf, tenantOf } from '../requester.js';
 import { accessRuleOf } from '../route-kinds.js';
 
-/** What ts-rest is about to check before the body, checked the same way (the path, the query, the headers). */
-export function inputIsValid(req: Request): boolean {
-  const route = req.tsRestRoute as AppRoute | undefined;
-  if (!route) return false;
-  return (
-    checkZodSchema(req.params, route.pathParams, { passThroughExtraKeys: true }).success &&
-    checkZodSchema(req.query, route.query).success &&
-    checkZodSchema(req.headers, route.headers, { passThroughExtraKeys: true }).success
-  );
-}
-
 const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
-/** When a request is decided before its body is read, or before its input is answered. */
+/** When a request is decided before its body is read. */
 export const DECIDE_EARLY = {
   /** A change outside a tenant's lock: always, on the caller read now. */
   always: () => true,
-  /** A read whose statement cannot be built (its input is not valid): so validation answers only the allowed. */
-  inputInvalid: (req: Request) => !inputIsValid(req),
   /**
-   * A tenant write decides under its lock. Before that only when it brings a body (never read for a
-   * refused caller), an Idempotency-Key (claimed per caller), or input that validation will refuse.
+   * A tenant write decides under its lock. Before that only when it brings a body (never read for
+   * a refused caller) or an Idempotency-Key (claimed per caller).
    */
-  tenantWrite: (req: Request) =>
-    hasBody(req) || req.headers['idempotency-key'] !== undefined || !inputIsValid(req),
+  tenantWrite: (req: Request) => hasBody(req) || req.headers['idempotency-key'] !== undefined,
 } as const;
 
 /**
  * The caller, read on its own (created on first sight), and the access decision on it, before
- * the body is read or the input validated: a caller without rights learns nothing from validation
- * messages and never has its body read. A tenant route whose tenant id is not one is left to
- * validation: it names no tenant to decide on.
+ * the body is read: a caller without rights never has its body read. A tenant route whose tenant
+ * id is not one is left to validation: it names no tenant to decide on.
  */
 export function decideEarly(
   db: Database,
@@ -49,14 +33,29 @@ export function decideEarly(
 ): RequestHandler {
   return (req, _res, next) => {
     if (!when(req)) return next();
-    if (accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && !tenantOf(req)) return next();
-    admitted(admission, req, 'read', () => decideAsCaller(db, requesterOf(req))).then(
-      ({ caller, access }) => {
-        req.state.caller = caller;
-        if (access) req.state.access = access;
-        next();
-      },
-      next,
-    );
+    decided(db, admission, req).then(() => next(), next);
   };
+}
+
+/**
+ * ts-rest's answer to input that fails the contract, given only once access is decided: a caller
+ * without rights learns nothing from validation messages (not even what a valid request looks
+ * like). A request already decided (a write, before its body) answers at once; any other (a read,
+ * whose statement could not be built; a bodiless tenant write) has its caller read and decided
+ * first, and is refused if it may not call.
+ */
+export function decideBeforeValidationAnswers(db: Database, admission: Admission | undefined) {
+  return (error: unknown, req: Request, _res: unknown, next: (error?: unknown) => void): void => {
+    if (req.state.caller || accessRuleOf(req.tsRestRoute) === 'public') next(error);
+    else decided(db, admission, req).then(() => next(error), next);
+  };
+}
+
+async function decided(db: Database, admission: Admission | undefined, req: Request): Promise<void> {
+  if (accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && !tenantOf(req)) return;
+  const { caller, access } = await admitted(admission, req, 'read', () =>
+    decideAsCaller(db, requesterOf(req)),
+  );
+  req.state.caller = caller;
+  if (access) req.state.access = access;
 }

@@ -11,6 +11,7 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i;
  */
 export function verifyToken(verify: TokenVerifier): RequestHandler {
   return (req, _res, next) => {
+    req.state.params = req.params;
     // Node keeps only the first Authorization in req.headers; a proxy or cache may pick another.
     // Which credential counts must not be up to whoever reads first: refuse the request.
     if (authorizationCount(req.rawHeaders) > 1) {

@@ -1,6 +1,7 @@
 import type { MembershipStatus } from '@tms/contract';
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import { tenantMemberships } from '../../db/schema.js';
+import { alias } from 'drizzle-orm/pg-core';
+import { tenantMemberships } from '../db/schema.js';
 
 /** The membership table, or an alias of it (alias(tenantMemberships, 'owner')): its three columns of state. */
 type Memberships = Record<'suspendedAt' | 'startsAt' | 'endsAt', SQLWrapper>;
@@ -12,6 +13,19 @@ type Memberships = Record<'suspendedAt' | 'startsAt' | 'endsAt', SQLWrapper>;
  */
 export const isActive = (m: Memberships = tenantMemberships): SQL<boolean> =>
   sql<boolean>`(${m.suspendedAt} is null and (${m.startsAt} is null or ${m.startsAt} <= now()) and (${m.endsAt} is null or ${m.endsAt} > now()))`;
+
+/**
+ * Whether a membership is an ACTIVE OWNER: one that answers for the tenant now (rules/
+ * membership-rules.ts: the last-owner rule counts these, and only these).
+ */
+export const isActiveOwner = (m: Memberships & { role: SQLWrapper } = tenantMemberships): SQL<boolean> =>
+  sql<boolean>`(${m.role} = 'OWNER' and ${isActive(m)})`;
+
+const owner = alias(tenantMemberships, 'owner');
+
+/** How many ACTIVE OWNERs the tenant has, as a scalar subquery beside another statement. */
+export const activeOwnersOf = (tenantId: SQLWrapper): SQL<number> =>
+  sql<number>`(select count(*)::int from ${tenantMemberships} as "owner" where ${owner.tenantId} = ${tenantId} and ${isActiveOwner(owner)})`;
 
 /**
  * A membership's status as the API shows it. A suspension outranks the dates (it is what a person

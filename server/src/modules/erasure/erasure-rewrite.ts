@@ -9,8 +9,8 @@ import {
   type StoredAnswer,
   setAuditMaintenance,
   storedAnswersMentioning,
-} from './user-erasure-trail.repository.js';
-import { type ErasedPerson, type Pseudonym, pseudonymised } from './user-pseudonym.js';
+} from './erasure-trail.repository.js';
+import { type ErasedPerson, type Pseudonym, pseudonymised } from './pseudonym.js';
 
 /** Rows per statement: an erasure never holds a whole trail in memory. */
 const BATCH = 500;

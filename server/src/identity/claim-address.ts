@@ -1,14 +1,15 @@
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { UserRow } from '../db/schema.js';
-import type { EmailIdentity } from '../identity/email-address.js';
-import { lockTenantsOfUsers, moveMemberships } from '../modules/memberships/memberships.repository.js';
+import type { EmailIdentity } from './email-address.js';
 import {
   deleteUser,
   findUserByEmail,
+  lockTenantsOfUsers,
   lockUserByEmail,
+  moveMemberships,
   updateUserClaims,
-} from '../modules/users/users.repository.js';
+} from './identity.repository.js';
 
 /**
  * A signed-in user's token now carries a verified address it did not have. If an invited user (no

@@ -1,7 +1,9 @@
 import type { ErasedUser } from '@tms/contract';
 import type { Database, Transaction } from '../../db/database.js';
 import type { UserRow } from '../../db/schema.js';
-import { LastOwnerError, UserNotFoundError } from '../../errors/index.js';
+import { UserNotFoundError } from '../../errors/index.js';
+import { lastActiveOwnerProblem } from '../../rules/membership-rules.js';
+import { refuse } from '../../rules/problems.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordAuditEvent } from '../audit/audit-events.repository.js';
 import { answerInvitation, findInvitationInTenant } from '../invitations/invitation-changes.repository.js';
@@ -10,6 +12,7 @@ import { deleteReturningBefore } from '../memberships/membership-changes.reposit
 import { recordMembershipEvent } from '../memberships/membership-events.js';
 import { toOwnershipTransferDto } from '../ownership-transfers/ownership-transfers.dto.js';
 import { closeOpenTransfer, findTransferIn } from '../ownership-transfers/ownership-transfers.repository.js';
+import { findUserById } from '../users/users.repository.js';
 import {
   deleteIdempotencyKeysOf,
   deleteRateLimitHitsOf,
@@ -18,14 +21,13 @@ import {
   lockUser,
   membershipsOfUser,
   openTransfersNaming,
+  ownerSeatsOf,
   pseudonymiseInvitations,
   pseudonymiseUser,
-  tenantsOnlyOwnedBy,
-} from './user-erasure.repository.js';
-import { rewritePersonsData } from './user-erasure-rewrite.js';
-import { personsRecordsInTrail } from './user-erasure-trail.repository.js';
-import { type ErasedPerson, pseudonymOf } from './user-pseudonym.js';
-import { findUserById } from './users.repository.js';
+} from './erasure.repository.js';
+import { rewritePersonsData } from './erasure-rewrite.js';
+import { personsRecordsInTrail } from './erasure-trail.repository.js';
+import { type ErasedPerson, pseudonymOf } from './pseudonym.js';
 
 /**
  * Erases a user for privacy (DELETE /admin/users/:userId), in one transaction, so that a failure
@@ -43,7 +45,12 @@ export async function eraseUser(db: Database, audit: AuditContext, userId: strin
     const user = await lockPerson(tx, userId);
     // The tenant must keep someone to administer it: hand it over first. Its lock is held, so no
     // demotion or removal of its other OWNERs can slip in before this commits.
-    if ((await tenantsOnlyOwnedBy(tx, userId)).length > 0) throw new LastOwnerError();
+    const owner = { role: 'OWNER', status: 'ACTIVE' } as const;
+    refuse(
+      ...(await ownerSeatsOf(tx, userId)).map((seat) =>
+        lastActiveOwnerProblem(owner, undefined, seat.activeOwners),
+      ),
+    );
     // Someone erasing themselves: their subject must not come back in the erasure's own events.
     const context =
       audit.actor.userId === userId ? { ...audit, actor: { ...audit.actor, subject: null } } : audit;

@@ -1,7 +1,7 @@
 import { and, asc, gt, or, type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/database.js';
 import { auditEvents, idempotencyKeys } from '../../db/schema.js';
-import { idsIn, textMatchesAny } from './user-erasure.repository.js';
+import { idsIn, textMatchesAny } from './erasure.repository.js';
 
 /*
  * The erasure's rewrite of stored JSON that showed the person: the audit trail's before/after and

@@ -1,5 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/database.js';
 import {
   invitations,
@@ -9,8 +8,8 @@ import {
   type UserRow,
   users,
 } from '../../db/schema.js';
-import { isActive } from '../memberships/membership-status.sql.js';
-import type { Pseudonym } from './user-pseudonym.js';
+import { activeOwnersOf, isActiveOwner } from '../../rules/membership-status.sql.js';
+import type { Pseudonym } from './pseudonym.js';
 
 /*
  * What the erasure of a user (user-erasure.service.ts) reads and writes outside the audit trail,
@@ -58,38 +57,18 @@ export async function lockTenantsOfPerson(
     .for('update');
 }
 
-const otherOwner = alias(tenantMemberships, 'other_owner');
-
 /**
- * The tenants (not deleted) of which the user is the only ACTIVE OWNER: erasing them would leave
- * the tenant without anyone to administer it. Read under the tenants' locks.
+ * The tenants (not deleted) of which the user is an ACTIVE OWNER, each with how many ACTIVE OWNERs
+ * it has: what the last-owner rule decides an erasure on (rules/membership-rules.ts).
  */
-export async function tenantsOnlyOwnedBy(tx: Transaction, userId: string): Promise<string[]> {
+export async function ownerSeatsOf(tx: Transaction, userId: string) {
   const m = tenantMemberships;
-  const rows = await tx
-    .select({ tenantId: m.tenantId })
+  return tx
+    .select({ tenantId: m.tenantId, activeOwners: activeOwnersOf(m.tenantId) })
     .from(m)
     .innerJoin(tenants, and(eq(tenants.id, m.tenantId), isNull(tenants.deletedAt)))
-    .where(
-      and(
-        eq(m.userId, userId),
-        eq(m.role, 'OWNER'),
-        isActive(),
-        sql`not exists (${tx
-          .select({ one: sql`1` })
-          .from(otherOwner)
-          .where(
-            and(
-              eq(otherOwner.tenantId, m.tenantId),
-              ne(otherOwner.userId, userId),
-              eq(otherOwner.role, 'OWNER'),
-              isActive(otherOwner),
-            ),
-          )})`,
-      ),
-    )
+    .where(and(eq(m.userId, userId), isActiveOwner(m)))
     .orderBy(asc(m.tenantId));
-  return rows.map((row) => row.tenantId);
 }
 
 /** The user's memberships, in tenant order, with the name each tenant gave them. */

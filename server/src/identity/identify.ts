@@ -1,16 +1,16 @@
-import type { Caller } from '../access/caller.js';
+import type { TokenClaims } from '../auth/token-claims.js';
 import type { Database } from '../db/database.js';
 import { isUniqueViolation } from '../db/db-errors.js';
 import type { UserRow } from '../db/schema.js';
-import { type EmailIdentity, emailIdentity } from '../identity/email-address.js';
+import type { Caller } from './caller.js';
+import { claimAddress } from './claim-address.js';
+import { type EmailIdentity, emailIdentity } from './email-address.js';
 import {
   claimOrInsertUser,
   findUserBySubject,
   insertUserIfAbsent,
   updateUserClaims,
-} from '../modules/users/users.repository.js';
-import { claimAddress } from './claim-address.js';
-import type { TokenClaims } from './token-verifier.js';
+} from './identity.repository.js';
 
 /** What identifying a caller reads of its user: the read that finds it carries no more. */
 export type KnownUser = Pick<UserRow, 'id' | 'email' | 'emailCanonical' | 'displayName' | 'isSuperAdmin'>;
