@@ -1,8 +1,9 @@
 import type { ResponseCode } from '../response-codes.js';
 
 /**
- * Who may call a route, declared next to the route so that the server's guard, the OpenAPI
- * document and the authorisation tests read one source.
+ * Who may call a route, declared next to the route so that the server's guard and the OpenAPI
+ * document read one source. (The authorisation tests pin each route's rule apart, and check this
+ * declaration against it.)
  * - public: no token (health)
  * - authenticated: any valid token
  * - superAdmin: platform routes
