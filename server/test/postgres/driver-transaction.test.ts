@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { sql as dsql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -300,4 +301,53 @@ describe('postgres.js: a connection the server killed during a query', () => {
     // Unpatched, it waits for ever for an answer to the query the dead connection still holds.
     await sql.end();
   }, 10_000);
+});
+
+describe('postgres.js: a transaction begins without waiting for BEGIN', () => {
+  it('writes its first statement before BEGIN is answered, and answers as before', async () => {
+    // A proxy between the pool and the server that, once the client wrote BEGIN, holds back what
+    // the server answers until the client has also written the transaction's first statement.
+    // Unpatched, the client waits for BEGIN's answer before writing anything else: it never comes,
+    // and this test fails by its timeout.
+    const target = new URL(database.url);
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(target.port || 5432), target.hostname);
+      let holding = false;
+      const held: Buffer[] = [];
+      client.on('data', (chunk: Buffer) => {
+        server.write(chunk);
+        const text = chunk.toString('latin1');
+        if (/\bbegin\b/i.test(text)) holding = true;
+        if (text.includes('first_after_begin')) {
+          holding = false;
+          for (const answer of held.splice(0)) client.write(answer);
+        }
+      });
+      server.on('data', (chunk: Buffer) => (holding ? held.push(chunk) : client.write(chunk)));
+      client.on('close', () => server.destroy());
+      server.on('close', () => client.destroy());
+      client.on('error', () => {});
+      server.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as net.AddressInfo;
+    const url = new URL(database.url);
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+    const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    try {
+      // One transaction id for both statements: the first ran inside the transaction, not before it.
+      const [first, second] = await sql.begin(async (tx) => {
+        const [a] = await tx<{ marker: string; xid: string }[]>`
+          select 'first_after_begin' as marker, txid_current()::text as xid`;
+        const [b] = await tx<{ xid: string }[]>`select txid_current()::text as xid`;
+        return [a, b];
+      });
+      expect(first?.marker).toBe('first_after_begin');
+      expect(first?.xid).toBe(second?.xid);
+    } finally {
+      await sql.end({ timeout: 1 });
+      proxy.close();
+    }
+  });
 });

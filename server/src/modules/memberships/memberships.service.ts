@@ -140,8 +140,12 @@ export async function removeMembership(
   refuse(hierarchyProblem(access.level, before.role, 'remove'));
   assertIfMatch(ifMatch, before.version);
   refuse(lastActiveOwnerProblem(before, undefined, before.owners ?? 0));
-  await removeMembershipRow(tx, access.tenantId, membershipId);
-  await recordMembershipEvent(tx, audit, 'membership.removed', before, null);
+  // Sent together, one round trip: the row was read under the tenant's lock, so the delete finds
+  // it, and a failure of either ends the transaction with both undone.
+  await Promise.all([
+    removeMembershipRow(tx, access.tenantId, membershipId),
+    recordMembershipEvent(tx, audit, 'membership.removed', before, null),
+  ]);
 }
 
 /** The membership to change, as it is under the tenant's lock, or MEMBERSHIP_NOT_FOUND. */
