@@ -36,6 +36,11 @@ export async function startTwoServers(env: Record<string, string> = {}): Promise
     AUTH_JWT_SECRET: SECRET,
     NODE_ENV: 'test',
     SUPER_ADMIN_SUBJECTS: adminSubject,
+    // These tests race requests against each other, and every request must run: a burst on one
+    // tenant waits for its turn instead of being shed (shedding is the overload suite's subject),
+    // also on a machine slowed by other work.
+    ADMISSION_MAX_WAIT_MS: '20000',
+    REQUEST_TIMEOUT_MS: '30000',
     ...env,
   };
   const servers: Spawned[] = await Promise.all([
