@@ -87,14 +87,15 @@ export function memoryOf(scenario: ScenarioName, seconds: number, samples: RssSa
  * on little work, a list page amortises it over twenty rows, a write over two transactions. The
  * role filter is a list page on its own index, so the list pages' target holds for it too; the
  * search has none: the floor's statement is built differently (see bench/floor-sql.ts), and the
- * size sweep is what judges it.
+ * size sweep is what judges it. The figures are issue 26's, against a floor that answers, refuses and
+ * writes as the service does (its audit event and outbox row with each write).
  */
 const LEAST_RPS_RATIO: Partial<Record<ScenarioName, number>> = {
-  'get-one': 0.75,
-  me: 0.75,
-  'list-first': 0.9,
-  'list-deep': 0.9,
-  'list-role': 0.9,
+  'get-one': 0.65,
+  me: 0.65,
+  'list-first': 0.75,
+  'list-deep': 0.75,
+  'list-role': 0.75,
   'post-delete': 0.6,
 };
 
