@@ -30,9 +30,10 @@ type Cancellable = { canceller: ((query: Query) => Promise<void>) | null };
  * connection, which other clients share, so nothing is set for a session:
  *
  * - Startup parameters are refused (PgBouncer) or dropped, so the safety timeouts are set for each
- *   transaction with `SET LOCAL`. The driver awaits its BEGIN alone, so the SET is sent right
- *   after it without waiting for an answer: it travels with the transaction's first statement, no
- *   round trip of its own, and ends with the transaction.
+ *   transaction with `SET LOCAL`, sent right after BEGIN without waiting for an answer (the
+ *   patched driver does not wait for BEGIN's either: patches/README.md, pipelined-begin): BEGIN,
+ *   the SET and the transaction's first statement travel together, and the SET ends with the
+ *   transaction.
  * - A statement outside a transaction (a read) has no server-side bound then: it gets a client-side
  *   one, a cancel request at the statement timeout, which the pooler forwards to the server
  *   connection the statement runs on. PostgreSQL answers 57014, as for its own statement_timeout.
