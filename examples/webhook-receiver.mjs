@@ -5,7 +5,7 @@
 //   WEBHOOK_SECRET=whsec_... PORT=4000 node examples/webhook-receiver.mjs
 //
 // WEBHOOK_SECRET is the endpoint's secret, shown once when it was created (or rotated).
-// server/test/webhook-delivery-safety.test.ts runs this file against the real delivery worker.
+// server/test/webhooks/delivery-safety.test.ts runs this file against the real delivery worker.
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const timeouts = { hookTimeout: 60_000, testTimeout: 60_000 };
 const postgresUrl = process.env.TEST_DATABASE_URL;
@@ -9,6 +9,15 @@ const reliability = Boolean(process.env.TEST_RELIABILITY);
 
 // Every database test runs on embedded PGlite; with TEST_DATABASE_URL it runs again on that
 // PostgreSQL, where the tests that need several connections or processes also run.
+// The database tests sit in one folder per resource (test/memberships/, test/webhooks/, …; helpers in
+// test/support/): every folder of test/ but these, so that a new resource's folder runs without a
+// word here. unit/ has a project of its own, reliability/ too; process/ and tools/ run once, on PGlite
+// (they start processes or read files); postgres/ only on PostgreSQL.
+const DATABASE_TESTS = 'test/**/*.test.ts';
+const notDatabaseTests = (...folders: string[]) => [
+  ...configDefaults.exclude,
+  ...['unit', 'reliability', ...folders].map((folder) => `test/${folder}/**`),
+];
 const projects: TestProjectInlineConfiguration[] = [
   {
     test: {
@@ -20,7 +29,8 @@ const projects: TestProjectInlineConfiguration[] = [
   {
     test: {
       name: 'pglite',
-      include: ['test/*.test.ts', 'test/process/**/*.test.ts', 'test/tools/**/*.test.ts'],
+      include: [DATABASE_TESTS],
+      exclude: notDatabaseTests('postgres'),
       env: { TEST_DB: 'pglite' },
       ...timeouts,
     },
@@ -55,7 +65,8 @@ if (postgresUrl) {
   projects.push({
     test: {
       name: 'postgres',
-      include: ['test/*.test.ts', 'test/postgres/**/*.test.ts'],
+      include: [DATABASE_TESTS],
+      exclude: notDatabaseTests('process', 'tools'),
       env: { TEST_DB: 'postgres' },
       ...timeouts,
     },

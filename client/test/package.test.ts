@@ -238,7 +238,7 @@ describe('the packages, installed from their tarballs in a project outside the w
   }, 60_000);
 });
 
-/** Waits for the built server's "listening on" line, as server/test/process/spawn-server.ts does. */
+/** Waits for the built server's "listening on" line, as server/test/support/spawn-server.ts does. */
 function listening(child: ChildProcess): Promise<string> {
   let output = '';
   return new Promise((resolve, reject) => {

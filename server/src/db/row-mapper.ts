@@ -73,7 +73,7 @@ function nullableJoins(fields: SelectedField[], joinsNotNullableMap: Record<stri
  * column's kind of every row (walking prototype chains), and builds the result key by key; this
  * builds it as one object literal of the statement's shape, its decoders called as drizzle calls
  * them. The result is the same object, the same nulls for a join that matched nothing
- * (test/db-row-mapper.test.ts checks both against drizzle's own).
+ * (test/database/row-mapper.test.ts checks both against drizzle's own).
  */
 export function rowMapperOf(
   fields: SelectedField[],

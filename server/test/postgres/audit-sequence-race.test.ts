@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // Two server processes write to the same tenants at once: each tenant's sequence must still read

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { insertEndpoint } from '../delivery-fixtures.js';
-import { createSuperAdmin, unique } from '../factories.js';
-import { startTestServer, TEST_SECRET, type TestServer } from '../harness.js';
-import type { Json } from '../json.js';
+import { createSuperAdmin, unique } from '../support/factories.js';
+import { startTestServer, TEST_SECRET, type TestServer } from '../support/harness.js';
+import type { Json } from '../support/json.js';
+import { insertEndpoint } from '../support/webhook-delivery-fixtures.js';
 
 // The bench judges the service against a floor (bench/bare-server.ts) that answers its requests in
 // fewer round trips. A floor that answered differently, or skipped a rule, would make that

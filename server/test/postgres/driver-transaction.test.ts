@@ -4,7 +4,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/db/db-errors.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 
 // postgres.js itself, without the service around it: what happens to a transaction whose
 // connection the server kills (pg_terminate_backend here; idle_in_transaction_session_timeout,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { unique } from '../factories.js';
-import { errorCodeOf, uniqueEmail } from '../membership-helpers.js';
+import { unique } from '../support/factories.js';
+import { errorCodeOf, uniqueEmail } from '../support/memberships.js';
 import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // One Idempotency-Key sent twice at once, to two processes: the change happens once, and each

@@ -1,7 +1,7 @@
 import { type Client, createClient } from '@tms/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unique } from '../factories.js';
-import { type AnyResponse, errorCodeOf, uniqueEmail } from '../membership-helpers.js';
+import { unique } from '../support/factories.js';
+import { type AnyResponse, errorCodeOf, uniqueEmail } from '../support/memberships.js';
 import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // An invitation's answers must agree across processes, which share no memory: only the tenant row

@@ -1,6 +1,6 @@
 import { createRawClient, type RawClient } from '@tms/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // An invitation by email racing the invitee's first sign-in, across two processes: whichever

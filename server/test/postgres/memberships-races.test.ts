@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, addMember, createSuperAdmin, createTenantFixture } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { type Actor, createSuperAdmin } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 import {
   type AnyResponse,
   errorCodeOf,
   expectOneLastOwnerRefusal,
+  type TwoOwners,
   tenantState,
-} from '../membership-helpers.js';
+  twoOwners,
+} from '../support/memberships.js';
 
 // PostgreSQL only (this folder runs when TEST_DATABASE_URL is set): PGlite has one connection, so
 // it runs the two transactions one after the other and would pass even without the tenant row
@@ -24,20 +26,7 @@ afterAll(() => h?.close());
 type Owner = 'A' | 'B';
 type Move = { by: Owner | 'superAdmin'; kind: 'demote' | 'delete'; target: Owner };
 
-/** A fresh tenant with exactly two OWNERs, A and B. */
-async function twoOwners() {
-  const t = await createTenantFixture(h);
-  const b = await addMember(h, t.tenantId, 'OWNER');
-  const owners = {
-    A: { actor: t.owner, membershipId: t.ownerMembershipId },
-    B: { actor: b.actor, membershipId: b.membershipId },
-  };
-  return { tenantId: t.tenantId, owners };
-}
-
-type Round = Awaited<ReturnType<typeof twoOwners>>;
-
-function play(round: Round, move: Move): Promise<AnyResponse> {
+function play(round: TwoOwners, move: Move): Promise<AnyResponse> {
   const api = move.by === 'superAdmin' ? superAdmin.api : round.owners[move.by].actor.api;
   const params = { tenantId: round.tenantId, tenantMembershipId: round.owners[move.target].membershipId };
   return move.kind === 'demote'
@@ -57,7 +46,7 @@ describe('two OWNERs, two conflicting requests at once: exactly one is refused L
     ['A deletes itself | B deletes itself', self('delete', 'A'), self('delete', 'B')],
   ])(`%s (${ROUNDS} rounds)`, async (_label, first, second) => {
     for (let i = 0; i < ROUNDS; i++) {
-      const round = await twoOwners();
+      const round = await twoOwners(h);
       const answers = await Promise.all([play(round, first), play(round, second)]);
       const state = await tenantState(h.db, round.tenantId);
       const context = `round ${i}: ${answers.map((r) => `${r.status} ${errorCodeOf(r) ?? ''}`).join(', ')}`;
@@ -72,7 +61,7 @@ describe('two OWNERs, two conflicting requests at once: exactly one is refused L
 
   it(`two OWNERs demoting each other: one wins, the other is refused for the role it lost (${ROUNDS} rounds)`, async () => {
     for (let i = 0; i < ROUNDS; i++) {
-      const round = await twoOwners();
+      const round = await twoOwners(h);
       const answers = await Promise.all([
         play(round, { by: 'A', kind: 'demote', target: 'B' }),
         play(round, { by: 'B', kind: 'demote', target: 'A' }),

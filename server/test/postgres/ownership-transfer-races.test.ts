@@ -1,8 +1,8 @@
 import { createRawClient, type RawClient } from '@tms/client';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unique } from '../factories.js';
-import { type AnyResponse, errorCodeOf, uniqueEmail } from '../membership-helpers.js';
+import { unique } from '../support/factories.js';
+import { type AnyResponse, errorCodeOf, uniqueEmail } from '../support/memberships.js';
 import { startTwoServers, type TwoServers } from './two-servers.js';
 
 // One pending transfer per tenant, one answer per transfer, and an ACTIVE OWNER in every tenant:

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { type PurgedTenant, purgeDeletedTenants } from '../../src/modules/tenants/tenant-deletion.service.js';
-import { unique } from '../factories.js';
-import { type Spawned, spawnServer } from '../process/spawn-server.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { unique } from '../support/factories.js';
+import { type Spawned, spawnServer } from '../support/spawn-server.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 
 // A restore and a purge of one tenant, at once, across processes that share nothing but the
 // database: the tenant ends restored (and the purge leaves it) or purged (and the restore is 404),

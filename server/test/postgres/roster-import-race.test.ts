@@ -1,7 +1,6 @@
 import { ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createTenantFixture, type TenantFixture, unique } from '../factories.js';
 import {
   answerOf,
   csvOf,
@@ -12,7 +11,8 @@ import {
   type RosterServer,
   startRosterServer,
   students,
-} from '../roster-import-helpers.js';
+} from '../rosters/import-helpers.js';
+import { addMember, createTenantFixture, type TenantFixture, unique } from '../support/factories.js';
 
 // PostgreSQL only: on PGlite's one connection an import and a single write can never overlap, so
 // a missing lock would pass there. Here the import is held inside its transaction (applied, not

@@ -6,9 +6,9 @@ import type { Database } from '../../src/db/database.js';
 import { rowsOf } from '../../src/db/rows.js';
 import { applyRosterPlan } from '../../src/modules/rosters/roster-apply.repository.js';
 import { planRoster } from '../../src/modules/rosters/roster-plan.js';
-import { createTenantFixture, type TenantFixture, unique } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
-import { accessAs, auditOf, rosterRow, storedMembers } from '../roster-engine-helpers.js';
+import { accessAs, auditOf, rosterRow, storedMembers } from '../rosters/engine-helpers.js';
+import { createTenantFixture, type TenantFixture, unique } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 // PostgreSQL only: an import inviting an address while someone else's transaction (a first
 // sign-in, another request) inserts the same address. Whoever commits first, the membership must

@@ -1,9 +1,9 @@
 import { createRawClient, type RawClient } from '@tms/client';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unique } from '../factories.js';
-import { type AnyResponse, errorCodeOf } from '../membership-helpers.js';
-import { startTwoServers, type TwoServers } from './two-servers.js';
+import { unique } from '../support/factories.js';
+import { type AnyResponse, errorCodeOf } from '../support/memberships.js';
+import { seedTwoOwners, startTwoServers, type TwoServers } from './two-servers.js';
 
 // The last-owner rule counts ACTIVE OWNERs, and a suspension takes one away as surely as a
 // demotion does. Two processes share no memory: only the tenant's row lock, taken by every
@@ -40,23 +40,11 @@ async function person(): Promise<{ userId: string; clients: [RawClient, RawClien
 /** A fresh tenant with exactly two ACTIVE OWNERs, A and B, seeded through HTTP. */
 async function twoOwners(): Promise<Round> {
   const [a, b] = [await person(), await person()];
-  const slug = unique('suspend-race');
-  const tenant = await apis[0].tenants.create({ body: { name: slug, slug, owner: { userId: a.userId } } });
-  if (tenant.status !== 201) throw new Error(`seeding answered ${tenant.status}`);
-  const tenantId = tenant.body.data.tenantId;
-  const second = await apis[0].memberships.create({
-    params: { tenantId },
-    body: { role: 'OWNER', userId: b.userId },
+  const { tenantId, ...ids } = await seedTwoOwners(servers, unique('suspend-race'), {
+    A: { userId: a.userId },
+    B: { userId: b.userId },
   });
-  if (second.status !== 201) throw new Error(`seeding answered ${second.status}`);
-  const [first] = await sql<{ id: string }[]>`
-    select id from tenant_memberships where tenant_id = ${tenantId} and user_id = ${a.userId}`;
-  if (!first) throw new Error('the first OWNER is missing');
-  return {
-    tenantId,
-    ids: { A: first.id, B: second.body.data.tenantMembershipId },
-    self: { A: a.clients, B: b.clients },
-  };
+  return { tenantId, ids, self: { A: a.clients, B: b.clients } };
 }
 
 type Move = { kind: 'suspend' | 'demote'; target: Owner; by: 'superAdmin' | 'itself' };

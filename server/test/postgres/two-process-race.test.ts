@@ -1,14 +1,14 @@
 import type { RawClient } from '@tms/client';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import {
   type AnyResponse,
   errorCodeOf,
   expectOneLastOwnerRefusal,
   uniqueEmail,
-} from '../membership-helpers.js';
-import { startTwoServers, type TwoServers } from './two-servers.js';
+} from '../support/memberships.js';
+import { seedTwoOwners, startTwoServers, type TwoServers } from './two-servers.js';
 
 // The last-owner rule and the one-membership-per-user rule must hold in the database itself: two
 // processes share no memory, so only the tenant row lock and the unique index can keep them.
@@ -26,24 +26,11 @@ beforeAll(async () => {
 afterAll(() => servers?.stop(), 30_000);
 
 /** A tenant with two OWNERs, both invited by email, seeded through HTTP on the first process. */
-async function twoOwners() {
-  const [api] = apis;
-  const slug = unique('race');
-  const tenant = await api.tenants.create({
-    body: { name: slug, slug, owner: { email: uniqueEmail('owner-a') } },
+const twoOwners = () =>
+  seedTwoOwners(servers, unique('race'), {
+    A: { email: uniqueEmail('owner-a') },
+    B: { email: uniqueEmail('owner-b') },
   });
-  if (tenant.status !== 201) throw new Error(`seeding answered ${tenant.status}`);
-  const tenantId = tenant.body.data.tenantId;
-  const second = await api.memberships.create({
-    params: { tenantId },
-    body: { role: 'OWNER', email: uniqueEmail('owner-b') },
-  });
-  if (second.status !== 201) throw new Error(`seeding answered ${second.status}`);
-  const [a] = await sql<{ id: string }[]>`
-    select id from tenant_memberships where tenant_id = ${tenantId} and id <> ${second.body.data.tenantMembershipId}`;
-  if (!a) throw new Error('the first OWNER is missing');
-  return { tenantId, A: a.id, B: second.body.data.tenantMembershipId };
-}
 
 type Move = { kind: 'demote' | 'delete'; target: 'A' | 'B' };
 

@@ -5,9 +5,9 @@ import { createRawClient, type RawClient } from '@tms/client';
 import postgres from 'postgres';
 import { expect } from 'vitest';
 import { type DevTokenInput, signDevToken } from '../../src/auth/sign-token.js';
-import { unique } from '../factories.js';
-import { type Spawned, spawnServer } from '../process/spawn-server.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { unique } from '../support/factories.js';
+import { type Spawned, spawnServer } from '../support/spawn-server.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 
 export type TwoServers = {
   /** One super-administrator client per process: [first, second]. */
@@ -68,4 +68,33 @@ export async function startTwoServers(env: Record<string, string> = {}): Promise
       expect(exits).toEqual(servers.map(() => ({ code: 0, signal: null })));
     },
   };
+}
+
+/** Who a seeded OWNER is: an address invited (nobody has signed in with it yet), or a user. */
+export type OwnerRef = { email: string } | { userId: string };
+
+/**
+ * A fresh tenant with exactly two OWNERs, seeded through HTTP on the first process: A made its
+ * owner with the tenant, B added. Answers the tenant and the two membership ids.
+ */
+export async function seedTwoOwners(
+  servers: TwoServers,
+  slug: string,
+  owners: { A: OwnerRef; B: OwnerRef },
+): Promise<{ tenantId: string; A: string; B: string }> {
+  const [api] = servers.apis;
+  const tenant = await api.tenants.create({ body: { name: slug, slug, owner: owners.A } });
+  if (tenant.status !== 201) throw new Error(`seeding answered ${tenant.status}`);
+  const tenantId = tenant.body.data.tenantId;
+  const second = await api.memberships.create({
+    params: { tenantId },
+    body: { role: 'OWNER', ...owners.B },
+  });
+  if (second.status !== 201) throw new Error(`seeding answered ${second.status}`);
+  const B = second.body.data.tenantMembershipId;
+  // The tenant has no other membership: the one that is not B is A's.
+  const [a] = await servers.sql<{ id: string }[]>`
+    select id from tenant_memberships where tenant_id = ${tenantId} and id <> ${B}`;
+  if (!a) throw new Error('the first OWNER is missing');
+  return { tenantId, A: a.id, B };
 }

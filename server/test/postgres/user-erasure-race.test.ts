@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, addMember, createSuperAdmin, createTenantFixture } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
-import { type AnyResponse, errorCodeOf } from '../membership-helpers.js';
+import { type Actor, createSuperAdmin } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
+import { type AnyResponse, errorCodeOf, type TwoOwners, twoOwners } from '../support/memberships.js';
 
 // PostgreSQL only: on PGlite's one connection the two requests would run one after the other. The
 // erasure locks the tenants of the user before it counts their ACTIVE OWNERs, as every membership
@@ -18,24 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** A fresh tenant with two ACTIVE OWNERs: A, whom the super administrator erases, and B. */
-async function twoOwners() {
-  const t = await createTenantFixture(h);
-  const b = await addMember(h, t.tenantId, 'OWNER');
-  return {
-    tenantId: t.tenantId,
-    a: { actor: t.owner, membershipId: t.ownerMembershipId },
-    b: { actor: b.actor, membershipId: b.membershipId },
-  };
-}
-type Round = Awaited<ReturnType<typeof twoOwners>>;
-
 type Move = 'demote B' | 'remove B' | 'suspend B' | 'B demotes itself' | 'B removes itself' | 'erase B';
 
-function play(round: Round, move: Move): Promise<AnyResponse> {
-  const api = move.startsWith('B ') ? round.b.actor.api : superAdmin.api;
-  const params = { tenantId: round.tenantId, tenantMembershipId: round.b.membershipId };
-  if (move === 'erase B') return superAdmin.api.users.erase({ params: { userId: round.b.actor.userId } });
+function play(round: TwoOwners, move: Move): Promise<AnyResponse> {
+  const api = move.startsWith('B ') ? round.owners.B.actor.api : superAdmin.api;
+  const params = { tenantId: round.tenantId, tenantMembershipId: round.owners.B.membershipId };
+  if (move === 'erase B')
+    return superAdmin.api.users.erase({ params: { userId: round.owners.B.actor.userId } });
   if (move === 'suspend B') return api.memberships.suspend({ params, body: {} });
   if (move.includes('remove')) return api.memberships.remove({ params });
   return api.memberships.update({ params, body: { role: 'ADMIN' } });
@@ -48,8 +37,8 @@ describe('erasing an OWNER while the other OWNER is demoted, suspended, removed 
     `erase A | %s: one goes through, the other is refused LAST_OWNER (${ROUNDS} rounds)`,
     async (move) => {
       for (let i = 0; i < ROUNDS; i++) {
-        const round = await twoOwners();
-        const erase = () => superAdmin.api.users.erase({ params: { userId: round.a.actor.userId } });
+        const round = await twoOwners(h);
+        const erase = () => superAdmin.api.users.erase({ params: { userId: round.owners.A.actor.userId } });
         // Alternate which request is sent first, so that neither is always the early one.
         const [erased, other] =
           i % 2 === 0
@@ -70,7 +59,7 @@ describe('erasing an OWNER while the other OWNER is demoted, suspended, removed 
           context,
         ).toHaveLength(1);
         // The one who stays is the one whose request was refused, or who was not touched.
-        const staying = erased.status === 204 ? round.b.actor.userId : round.a.actor.userId;
+        const staying = erased.status === 204 ? round.owners.B.actor.userId : round.owners.A.actor.userId;
         expect(activeOwners[0]?.user_id, context).toBe(staying);
       }
     },

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { unique } from '../factories.js';
-import { type Spawned, spawnServer } from '../process/spawn-server.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { unique } from '../support/factories.js';
+import { type Spawned, spawnServer } from '../support/spawn-server.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
+import { until } from '../support/until.js';
 
 // WEB_CONCURRENCY=N: a primary and N node:cluster workers sharing one port, on PostgreSQL.
 const SECRET = 'web-concurrency-secret-of-at-least-32-bytes';
@@ -53,14 +54,6 @@ const alive = (pid: number) => {
   }
 };
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 function call(baseUrl: string, token: string, method: string, path: string, body?: unknown, agent?: Agent) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
@@ -104,7 +97,7 @@ describe('WEB_CONCURRENCY=2 on PostgreSQL', () => {
     );
     const primary = server.child.pid as number;
     try {
-      await until('both workers', () => /2 workers listening on/.test(server.output()));
+      await until('both workers', () => /2 workers listening on/.test(server.output()), 20_000);
       const workers = childrenOf(primary);
       expect(workers).toHaveLength(2);
       const token = await signDevToken(SECRET, { sub: ADMIN, ttl: '10m' });
@@ -121,11 +114,15 @@ describe('WEB_CONCURRENCY=2 on PostgreSQL', () => {
 
       // A worker that dies after it served is replaced; the port keeps answering meanwhile.
       process.kill(workers[0] as number, 'SIGKILL');
-      await until('a replacement worker, listening', () => {
-        const now = childrenOf(primary);
-        const listening = server.output().match(/"msg":"listening on/g) ?? [];
-        return now.length === 2 && !now.includes(workers[0] as number) && listening.length === 3;
-      });
+      await until(
+        'a replacement worker, listening',
+        () => {
+          const now = childrenOf(primary);
+          const listening = server.output().match(/"msg":"listening on/g) ?? [];
+          return now.length === 2 && !now.includes(workers[0] as number) && listening.length === 3;
+        },
+        20_000,
+      );
       expect(server.output()).toContain('a worker died: starting another');
       expect((await call(server.baseUrl, token, 'GET', '/me')).status).toBe(200);
 
@@ -146,17 +143,22 @@ describe('WEB_CONCURRENCY=2 on PostgreSQL', () => {
           role: 'TEACHER',
           email: `held-${slug}@x.test`,
         });
-        await until('the write waiting for the lock', async () => {
-          const [row] = await sql<{ n: number }[]>`
+        await until(
+          'the write waiting for the lock',
+          async () => {
+            const [row] = await sql<{ n: number }[]>`
             select count(*)::int as n from pg_stat_activity
             where datname = ${new URL(database.url).pathname.slice(1)} and wait_event_type = 'Lock'`;
-          return (row?.n ?? 0) > 0;
-        });
+            return (row?.n ?? 0) > 0;
+          },
+          20_000,
+        );
         server.child.kill('SIGTERM');
         // Both workers got the signal before the lock is released.
         await until(
           'both workers draining',
           () => (server.output().match(/finishing requests in flight/g) ?? []).length >= 2,
+          20_000,
         );
       });
       const answer = await (held as Promise<{ status: number; body: string }>);

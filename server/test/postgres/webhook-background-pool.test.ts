@@ -3,15 +3,15 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { generateWebhookSecret } from '../../src/modules/webhooks/webhook-signing.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 import {
   deliveriesOf,
   insertEndpoint,
   insertTenantRow,
   recordEvents,
   testDispatcher,
-} from '../delivery-fixtures.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
-import { WebhookReceiver } from '../webhook-receiver.js';
+} from '../support/webhook-delivery-fixtures.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 // Delivery runs on a pool of its own: writes to one busy tenant can hold every connection of the
 // requests' pool while they wait for its lock, and a worker queued behind them would deliver

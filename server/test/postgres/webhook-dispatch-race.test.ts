@@ -8,9 +8,14 @@ import { createDeliveryClaims } from '../../src/modules/webhooks/delivery-claims
 import type { Resolver } from '../../src/modules/webhooks/target-address.js';
 import type { WebhookDispatcher } from '../../src/modules/webhooks/webhook-dispatcher.js';
 import { generateWebhookSecret } from '../../src/modules/webhooks/webhook-signing.js';
-import { insertEndpoint, insertTenantRow, recordEvents, testDispatcher } from '../delivery-fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../test-database.js';
-import { WebhookReceiver } from '../webhook-receiver.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import {
+  insertEndpoint,
+  insertTenantRow,
+  recordEvents,
+  testDispatcher,
+} from '../support/webhook-delivery-fixtures.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 // Two dispatchers on two pools (two processes, as far as PostgreSQL can tell), each with four
 // workers, delivering to seven endpoints while changes pour in: never two deliveries to one

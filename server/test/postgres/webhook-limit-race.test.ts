@@ -2,10 +2,10 @@ import { WEBHOOKS_PER_OWNER_MAX } from '@tms/contract';
 import { count, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookEndpoints } from '../../src/db/schema.js';
-import { type Actor, createSuperAdmin, createTenantFixture } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
-import { jsonOf } from '../json.js';
-import { hookBody } from '../webhook-helpers.js';
+import { type Actor, createSuperAdmin, createTenantFixture } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
+import { jsonOf } from '../support/json.js';
+import { hookBody } from '../webhooks/helpers.js';
 
 // The endpoint limit under concurrent creations, on a pool of connections (PGlite runs one
 // transaction at a time, so no race can happen there): a tenant's are serialised by its row lock,

@@ -4,8 +4,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf } from '../json.js';
-import { runToExit, type Spawned, spawnServer } from './spawn-server.js';
+import { jsonOf } from '../support/json.js';
+import { runToExit, type Spawned, spawnServer } from '../support/spawn-server.js';
 
 let workdir: string;
 beforeAll(() => {

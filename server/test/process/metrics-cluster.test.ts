@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricValue, scrapeMetrics } from '../metrics-text.js';
-import { MAIN } from './spawn-server.js';
+import { metricValue, scrapeMetrics } from '../support/metrics-text.js';
+import { MAIN } from '../support/spawn-server.js';
 
 // What WEB_CONCURRENCY's primary is to do with the metrics, on the built modules: each worker
 // records into prom-client's global registry and answers its primary (answerPrimaryScrapes, which

@@ -4,10 +4,10 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf } from '../json.js';
-import { histogram, metricValue, scrapeMetrics } from '../metrics-text.js';
-import { createBareDatabase } from '../test-database.js';
-import { runToExit, type Spawned, spawnServer } from './spawn-server.js';
+import { jsonOf } from '../support/json.js';
+import { histogram, metricValue, scrapeMetrics } from '../support/metrics-text.js';
+import { runToExit, type Spawned, spawnServer } from '../support/spawn-server.js';
+import { createBareDatabase } from '../support/test-database.js';
 
 // The built server as an operator runs it: METRICS_PORT opens a listener of its own, and the
 // public port knows nothing of /metrics.

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, runToExit, type Spawned, spawnServer } from './spawn-server.js';
+import { MAIN, runToExit, type Spawned, spawnServer } from '../support/spawn-server.js';
 
 let workdir: string;
 beforeAll(() => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
+import { until } from '../support/until.js';
 import { latency, MembershipLoad, now, tally } from './membership-load.js';
 import { createRelDatabase, postgresUrl, type RelDatabase } from './rel-database.js';
 import { type Spawned, startServerProcess, stopServerProcess } from './server-process.js';
@@ -32,14 +33,6 @@ const STEADY_MS = 2000;
 const READY_TRIES = 3;
 
 const ok = (a: Answer) => a.status >= 200 && a.status < 300;
-
-async function until(condition: () => boolean, limitMs: number): Promise<void> {
-  const started = now();
-  while (!condition()) {
-    if (now() - started > limitMs) throw new Error(`not within ${limitMs} ms`);
-    await sleep(50);
-  }
-}
 
 let database: RelDatabase;
 let workdir: string;
@@ -83,7 +76,12 @@ async function outage(scenario: Cut) {
 
     load.start(WORKERS);
     // The baseline is a number of answers, not a time: on a busy machine 1.5 s may hold few.
-    await until(() => load.answers.length > BASELINE_ANSWERS, BASELINE_LIMIT_MS);
+    await until(
+      'answers before the cut',
+      () => load.answers.length > BASELINE_ANSWERS,
+      BASELINE_LIMIT_MS,
+      50,
+    );
     const cutAt = now();
     await scenario.cut(proxy);
     await sleep(1500);

@@ -1,8 +1,8 @@
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { createSuperAdmin, createTenantFixture, unique } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createSuperAdmin, createTenantFixture, unique } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 import { createRelDatabase, postgresUrl, type RelDatabase } from './rel-database.js';
 
 // Found by database-outage.test.ts: a request answered 503 at its deadline keeps running, and when

@@ -11,7 +11,8 @@ import { isDatabaseUnavailable } from '../../src/db/db-errors.js';
 import { type HostRole, HostSelector } from '../../src/db/host-selection.js';
 import * as schema from '../../src/db/schema.js';
 import { Sockets } from '../../src/db/sockets.js';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
+import { until } from '../support/until.js';
 import { latency, MembershipLoad, now, tally } from './membership-load.js';
 import { type PgBalancer, startPgBalancer } from './pg-balancer.js';
 import { type Cluster, startCluster } from './pg-cluster.js';
@@ -39,20 +40,13 @@ const FIRST_OK_AFTER_PROMOTION_LIMIT_MS = 5000;
 /** The request deadline is 4 s (REQUEST_TIMEOUT_MS): an answer past this hung. */
 const MAX_LATENCY_MS = 5000;
 const SERVICE = 'tenant-membership-service';
+/** How often a condition the test waits for is looked at. */
+const POLL_MS = 50;
 
 const ok = (a: Answer) => a.status >= 200 && a.status < 300;
 const created = (a: Answer) => a.method === 'POST' && a.status === 201;
 const since = (from: number | undefined, at: number | undefined) =>
   from === undefined || at === undefined ? null : Math.round(at - from);
-
-/** Waits for a condition, polled; fails with `what` past the limit. */
-async function until(what: string, condition: () => boolean, limitMs: number): Promise<void> {
-  const started = now();
-  while (!condition()) {
-    if (now() - started > limitMs) throw new Error(`not within ${limitMs} ms: ${what}`);
-    await sleep(50);
-  }
-}
 
 type Front = 'multi-host URL' | 'TCP balancer';
 
@@ -156,7 +150,7 @@ async function failover(setup: Setup, multiHost: boolean): Promise<void> {
   const standbySql = cluster.sql(cluster.standby, 'tms');
   const primarySql = cluster.sql(cluster.primary, 'tms');
   try {
-    await until('writes before anything happens', () => writesSince(0) >= BASELINE_WRITES, 30_000);
+    await until('writes before anything happens', () => writesSince(0) >= BASELINE_WRITES, 30_000, POLL_MS);
 
     // 0. What the multi-host URL relies on: a hot standby refuses writes, and is never kept.
     if (multiHost) await standbyChecks(cluster, standbySql, primarySql);
@@ -170,6 +164,7 @@ async function failover(setup: Setup, multiHost: boolean): Promise<void> {
       'writes again after the sessions were dropped',
       () => writesSince(droppedAt) >= BASELINE_WRITES,
       20_000,
+      POLL_MS,
     );
     const [onStandby] = await standbySql<{ n: number }[]>`
       select count(*)::int as n from pg_stat_activity where application_name = ${SERVICE}`;
@@ -179,8 +174,13 @@ async function failover(setup: Setup, multiHost: boolean): Promise<void> {
     await cluster.kill(cluster.primary);
     const killDoneAt = now();
     const first503 = () => load.sentBetween(killedAt).find((a) => a.status === 503);
-    await until('a 503 after the kill', () => first503() !== undefined, FIRST_503_LIMIT_MS + 5000);
-    await until('not ready after the kill', () => ready.firstSince(killDoneAt, 503) !== undefined, 10_000);
+    await until('a 503 after the kill', () => first503() !== undefined, FIRST_503_LIMIT_MS + 5000, POLL_MS);
+    await until(
+      'not ready after the kill',
+      () => ready.firstSince(killDoneAt, 503) !== undefined,
+      10_000,
+      POLL_MS,
+    );
     const gapAnswer = await fetch(`${base}/me`, { headers: { authorization: `Bearer ${token}` } });
     const gapProbe = {
       status: gapAnswer.status,
@@ -198,6 +198,7 @@ async function failover(setup: Setup, multiHost: boolean): Promise<void> {
       'served and ready after the promotion',
       () => writesSince(promotedAt) >= BASELINE_WRITES && ready.firstSince(promotedAt, 200) !== undefined,
       FIRST_OK_AFTER_PROMOTION_LIMIT_MS + 10_000,
+      POLL_MS,
     );
     // Serving, and staying so: a while longer under the load.
     await sleep(3000);

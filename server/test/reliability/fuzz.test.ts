@@ -2,8 +2,8 @@ import { createClient } from '@tms/client';
 import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode } from '@tms/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createActor, createSuperAdmin, createTenantFixture } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { addMember, createActor, createSuperAdmin, createTenantFixture } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 import { buildRequest, rawRequest } from './raw-http.js';
 import { type FuzzContext, requestArbitrary } from './request-arbitraries.js';
 

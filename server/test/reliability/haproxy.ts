@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../free-port.js';
+import { freePort } from '../support/free-port.js';
 import { runHaProxy } from './haproxy-process.js';
 
 /** One row of `show stat` for a server: its state and what HAProxy counted for it. */

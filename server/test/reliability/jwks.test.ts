@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLOCK_TOLERANCE_SECONDS } from '../../src/auth/token-verifier.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 import { JwksServer, signingKey, signWith } from './jwks-server.js';
 
-// Beyond server/test/authentication.test.ts (RS256/ES256 accepted, HS256 and unknown keys refused,
+// Beyond server/test/auth/authentication.test.ts (RS256/ES256 accepted, HS256 and unknown keys refused,
 // an unreachable JWKS answers 503): rotation, kid selection, a JWKS that does not answer, and the
 // clock skew tolerance. The verifier uses jose's createRemoteJWKSet with timeoutDuration 3000,
 // cooldownDuration 30000 and the default cacheMaxAge of 10 minutes.

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import { markdownTable, summarise } from './overload/analysis.js';
 import { treeCpuSeconds } from './overload/process-cpu.js';
 import { runOverload } from './overload/scenario.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import postgres from 'postgres';
-import { freePort } from '../free-port.js';
+import { freePort } from '../support/free-port.js';
 import { runHaProxy } from './haproxy-process.js';
 import type { Node } from './pg-cluster.js';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
-import { freePort } from '../free-port.js';
+import { freePort } from '../support/free-port.js';
 
 const run = promisify(execFile);
 

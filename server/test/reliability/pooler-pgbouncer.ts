@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { freePort } from '../free-port.js';
+import { freePort } from '../support/free-port.js';
 
 export type PgBouncer = {
   port: number;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import { type PgBouncer, startPgBouncer } from './pooler-pgbouncer.js';
 import { ALLOWED, answerKey, invariantViolations, type Op, send } from './race-ops.js';
 import { createRelDatabase, postgresUrl, type RelDatabase } from './rel-database.js';

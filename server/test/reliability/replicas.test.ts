@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import { type HaProxy, startHaProxy } from './haproxy.js';
 import { now } from './membership-load.js';
 import { createRelDatabase, postgresUrl, type RelDatabase } from './rel-database.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { MAIN, type Spawned } from '../process/spawn-server.js';
+import { MAIN, type Spawned } from '../support/spawn-server.js';
 
 export type { Spawned };
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { unique } from '../factories.js';
+import { unique } from '../support/factories.js';
 import { latency, MembershipLoad, now, tally } from './membership-load.js';
 import { createRelDatabase, postgresUrl, type RelDatabase } from './rel-database.js';
 import { type Spawned, startServerProcess, stopServerProcess } from './server-process.js';

@@ -39,7 +39,7 @@ function originOf(stack: string | undefined): { origin?: string; sentBy?: string
     const match = /\(?(?:file:\/\/)?(\/[^():]+):(\d+):\d+\)?$/.exec(line.trim());
     if (!match?.[1]?.startsWith(SERVER_DIR) || match[1].includes('/node_modules/')) continue;
     if (match[1].includes('/sql-scope/')) continue;
-    if (match[1].endsWith('/test/test-database.ts')) continue;
+    if (match[1].endsWith('/test/support/test-database.ts')) continue;
     // The frame's function, e.g. "at async listAllAuditEventsAs (file…)": a family's name (check.ts).
     const sentBy = /^at (?:async )?([\w$]+) \(/.exec(line.trim())?.[1];
     return { origin: `${relative(SERVER_DIR, match[1])}:${match[2]}`, sentBy };

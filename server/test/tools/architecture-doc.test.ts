@@ -38,7 +38,7 @@ describe('docs/architecture.md', () => {
     '%s exists',
     (_label, reference) => {
       const path = pathOf(reference.file);
-      // A bare file name (`biome.json`, `metrics-pool.test.ts`) is found where it is said to be.
+      // A bare file name (`biome.json`) or a test's path under server/test/ is found where it is said to be.
       const found =
         existsSync(path) ||
         existsSync(`${root}${reference.file}`) ||

@@ -15,8 +15,8 @@ import { basename, delimiter, dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/auth/sign-token.js';
-import { freePort } from '../free-port.js';
-import { type BareDatabase, createBareDatabase } from '../test-database.js';
+import { freePort } from '../support/free-port.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 import {
   type Copy,
   copiesOf,

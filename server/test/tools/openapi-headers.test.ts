@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, OPERATION_IDS } from '../../src/openapi/document.js';
-import { createActor, createSuperAdmin } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createActor, createSuperAdmin } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 /*
  * The response headers of the OpenAPI document against a live server (with a rate limiter, as in

@@ -13,8 +13,8 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
 import { neutraliseCell } from '../../src/modules/rosters/csv-cells.js';
-import { createTenantFixture, type TenantFixture } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createTenantFixture, type TenantFixture } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 /*
  * The published OpenAPI document (contract/openapi.json) read as a validating client, gateway or

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSuperAdmin, createTenantFixture, unique } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createSuperAdmin, createTenantFixture, unique } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const fencedBlocks = (doc: string) =>

@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, type Spawned, spawnServer } from '../process/spawn-server.js';
+import { MAIN, type Spawned, spawnServer } from '../support/spawn-server.js';
 
 // The README and the docs promise links that lead somewhere and commands that work: this holds
 // them to it. Code spans and fenced blocks are examples, not links, and are skipped.

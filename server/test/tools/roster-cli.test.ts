@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROSTER_EXPORT_COLUMNS, ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActor, createTenantFixture, type TenantFixture } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createActor, createTenantFixture, type TenantFixture } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 // `npm run roster` as an administrator runs it: the built command, in a process of its own, against
 // a running service. The import's rules are tested over HTTP elsewhere; this holds the command to

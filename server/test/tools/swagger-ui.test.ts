@@ -2,8 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSuperAdmin } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createSuperAdmin } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // The flags that work on these machines: no sandbox as root, no GPU, no calls home.

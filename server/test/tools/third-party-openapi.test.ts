@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSuperAdmin } from '../factories.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { createSuperAdmin } from '../support/factories.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const bin = (name: string) => here(`../../../node_modules/.bin/${name}`);

@@ -5,7 +5,7 @@ import express from 'express';
 import { register } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequestMetrics } from '../../src/metrics/http-metrics.js';
-import { histogram, labelValues, readMetrics } from '../metrics-text.js';
+import { histogram, labelValues, readMetrics } from '../support/metrics-text.js';
 
 // The labels of the request histogram, on an app that stands in for ours: ts-rest marks the
 // requests it matched with their route (req.tsRestRoute), the docs router serves under /docs.

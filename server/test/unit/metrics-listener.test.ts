@@ -8,7 +8,7 @@ import {
   startMetricsListener,
 } from '../../src/metrics/metrics-listener.js';
 import { BACKLOG_TIMEOUT_MS, trackWebhookBacklog } from '../../src/metrics/webhook-metrics.js';
-import { metricValue, readMetrics } from '../metrics-text.js';
+import { metricValue, readMetrics } from '../support/metrics-text.js';
 
 const logger = createLogger('silent');
 let listener: MetricsListener | undefined;
