@@ -218,8 +218,13 @@ export class Admission {
       released = true;
       this.held.delete(grant);
       const held = this.now() - startedAt;
-      key.heldMs[work] += ALPHA * (held - key.heldMs[work]);
-      this.heldMs += ALPHA * (held - this.heldMs);
+      // Work held while the database was not answering measures the outage, not the key's pace:
+      // learnt, it would refuse the key's next requests for a while after the database is back.
+      const { slowAfterMs } = this.settings;
+      if (!(slowAfterMs !== undefined && held >= slowAfterMs) && !this.databaseSlow()) {
+        key.heldMs[work] += ALPHA * (held - key.heldMs[work]);
+        this.heldMs += ALPHA * (held - this.heldMs);
+      }
       this.inFlight--;
       key.inFlight--;
       if (work === 'write') key.writes--;
