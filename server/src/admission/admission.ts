@@ -218,10 +218,11 @@ export class Admission {
       released = true;
       this.held.delete(grant);
       const held = this.now() - startedAt;
-      // Work held while the database was not answering measures the outage, not the key's pace:
+      // Work held past the point where the database counts as not answering measures the outage,
+      // not the key's pace:
       // learnt, it would refuse the key's next requests for a while after the database is back.
       const { slowAfterMs } = this.settings;
-      if (!(slowAfterMs !== undefined && held >= slowAfterMs) && !this.databaseSlow()) {
+      if (slowAfterMs === undefined || held < slowAfterMs) {
         key.heldMs[work] += ALPHA * (held - key.heldMs[work]);
         this.heldMs += ALPHA * (held - this.heldMs);
       }
