@@ -1,4 +1,5 @@
 import { ServiceOverloadedError, ServiceUnavailableError, TenantBusyError } from '../errors/index.js';
+import { DatabasePace } from './database-pace.js';
 
 /**
  * How much database work one process admits at once, and how it is shared.
@@ -67,14 +68,6 @@ type KeyState = {
   heldMs: Record<Work, number>;
 };
 
-/**
- * After a request reached its deadline, for this long the database counts as not answering:
- * requests that would wait are refused 503 SERVICE_UNAVAILABLE, as the deadline's own answer is.
- * The slots are full then because the work in them waits on the database, not because a tenant
- * sends too much: TENANT_BUSY would send its callers looking for a fault of theirs.
- */
-const SLOW_DATABASE_MS = 5000;
-
 /** A waiter whose request ended (answered by its deadline, or its client gone). */
 const GONE = Symbol('gone');
 
@@ -88,14 +81,14 @@ export class Admission {
   /** Keys with waiters, served in turn: one grant each before any key gets a second. */
   private readonly turns: KeyState[] = [];
   private heldMs = INITIAL_HELD_MS;
-  private deadlineAt = Number.NEGATIVE_INFINITY;
-  /** When each grant held now began. */
-  private readonly held = new Set<{ since: number }>();
+  private readonly database: DatabasePace;
 
   constructor(
     private readonly settings: AdmissionSettings,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.database = new DatabasePace(settings.slowAfterMs, now);
+  }
 
   /**
    * Waits for a slot for `key`, or refuses. `end`: the request's end (its deadline, or the client
@@ -144,20 +137,7 @@ export class Admission {
 
   /** A request reached its deadline: the database is slow to answer, or not answering. */
   noteDeadline(): void {
-    this.deadlineAt = this.now();
-  }
-
-  /**
-   * The database is not answering in time: a request reached its deadline lately, or work in a
-   * slot has waited on it for longer than the service's work ever takes (slowAfterMs).
-   */
-  private databaseSlow(): boolean {
-    const now = this.now();
-    if (now - this.deadlineAt < SLOW_DATABASE_MS) return true;
-    const { slowAfterMs } = this.settings;
-    if (slowAfterMs === undefined) return false;
-    for (const grant of this.held) if (now - grant.since >= slowAfterMs) return true;
-    return false;
+    this.database.noteDeadline();
   }
 
   /** For metrics and tests: what is held and what waits. */
@@ -209,20 +189,13 @@ export class Admission {
     this.inFlight++;
     key.inFlight++;
     if (work === 'write') key.writes++;
-    const startedAt = this.now();
-    const grant = { since: startedAt };
-    this.held.add(grant);
+    const end = this.database.hold();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.held.delete(grant);
-      const held = this.now() - startedAt;
-      // Work held past the point where the database counts as not answering measures the outage,
-      // not the key's pace:
-      // learnt, it would refuse the key's next requests for a while after the database is back.
-      const { slowAfterMs } = this.settings;
-      if (slowAfterMs === undefined || held < slowAfterMs) {
+      const held = end();
+      if (!this.database.measuresOutage(held)) {
         key.heldMs[work] += ALPHA * (held - key.heldMs[work]);
         this.heldMs += ALPHA * (held - this.heldMs);
       }
@@ -260,7 +233,7 @@ export class Admission {
   private refusalOnArrival(key: KeyState, work: Work): Error | undefined {
     const { maxWaitMs } = this.settings;
     // The work ahead waits on a database that does not answer: waiting behind it would not help.
-    if (this.databaseSlow()) return this.refusalFor(key, work);
+    if (this.database.slow()) return this.refusalFor(key, work);
     if (this.keyIsFull(key, work) && this.keyWaitMs(key, work) > maxWaitMs) return this.refusalFor(key, work);
     if (this.processWaitMs() > maxWaitMs) return this.refusalFor(key, work);
     return undefined;
@@ -269,7 +242,7 @@ export class Admission {
   /** Whose fault the wait is: the database's (503), the key's own share (429), or the whole process's (503). */
   private refusalFor(key: KeyState, work: Work): Error {
     const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-    if (this.databaseSlow()) {
+    if (this.database.slow()) {
       return new ServiceUnavailableError('The database is not answering in time; try again shortly');
     }
     if (this.keyIsFull(key, work)) return new TenantBusyError(seconds(this.keyWaitMs(key, work)));

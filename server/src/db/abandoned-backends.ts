@@ -63,11 +63,12 @@ export class AbandonedBackends {
     this.abandoned = [];
     let timer: NodeJS.Timeout | undefined;
     try {
-      const latest = new Date(Math.max(...batch.map((entry) => entry.at.getTime())));
+      // As text: drizzle, which wraps the same pool, leaves timestamps unserialised (a Date fails).
+      const latest = new Date(Math.max(...batch.map((entry) => entry.at.getTime()))).toISOString();
       const query = sql<{ ended: boolean }[]>`
         select pg_terminate_backend(pid) as ended from pg_stat_activity
         where pid = any(${batch.map((entry) => entry.pid)}::int[])
-          and application_name = ${applicationName} and backend_start < ${latest}`;
+          and application_name = ${applicationName} and backend_start < ${latest}::timestamptz`;
       // A connection of a silent network would hold the attempt (and the locks) forever.
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('no answer')), ATTEMPT_MS);

@@ -93,13 +93,18 @@ async function openPostgres(
   );
   const pooled = config.pooler === 'transaction';
   // Each pool's sockets end the backends they abandon through that same pool, once it answers.
-  const socketsFor = (stallMs: number, pool: () => postgres.Sql | undefined) => {
+  const socketsFor = (
+    stallMs: number,
+    pool: () => postgres.Sql | undefined,
+    onCut?: (since: number) => void,
+  ) => {
     const backends = pooled ? undefined : new AbandonedBackends();
     const sockets = new Sockets({
       ...(selector && { selector }),
       ...(backends && { backends }),
       stallMs,
       unsureStallMs: (IDLE_TIMEOUT_SECONDS + 1) * 1000,
+      ...(onCut && { onCut }),
       onStalled: () => {
         onConnectionReplaced?.();
         const sql = pool();
@@ -108,7 +113,13 @@ async function openPostgres(
     });
     return { sockets, backends };
   };
-  const requests = socketsFor(STALL_MS, () => client);
+  // The long pool's own stall takes minutes: a cut its idle connections share is learnt from the
+  // requests' (a failover's old flows would otherwise hold the next purge or export that long).
+  const requests = socketsFor(
+    STALL_MS,
+    () => client,
+    (since) => longWork.sockets.closeUnheardSince(since),
+  );
   const longWork = socketsFor(LONG_STALL_MS, () => long);
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
   const options: postgres.Options<Record<string, never>> & { socket: Sockets['connect'] } = {

@@ -10,8 +10,8 @@ export const SAFETY_TIMEOUTS = {
   idle_in_transaction_session_timeout: 5000,
   statement_timeout: 5000,
   // Below the request deadline (REQUEST_TIMEOUT_MS, 4 s): a write that waits for a tenant held by
-  // a long change (a roster import) answers 503 itself, rather than reaching the deadline, whose
-  // 503 also replaces every connection of the pool (the import's included).
+  // a long change (a roster import) answers 503 itself, rather than reaching the deadline, after
+  // which admission counts the database as not answering and refuses everyone 503 for a while.
   lock_timeout: 3000,
 } as const;
 

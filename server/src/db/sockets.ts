@@ -30,8 +30,13 @@ export type SocketsOptions = {
    * (the pool's idle_timeout and a second: an idle socket is closed by the driver before then).
    */
   unsureStallMs?: number;
-  /** Told of each socket destroyed because it stopped answering. */
+  /** Told of each socket destroyed because it, or the way to the database, stopped answering. */
   onStalled?: (socket: Socket) => void;
+  /**
+   * Told when a stall shows the way to the database cut since `since` (performance.now()), so
+   * that the other pools to the same database close their idle sockets too (closeUnheardSince).
+   */
+  onCut?: (since: number) => void;
 };
 
 /**
@@ -92,21 +97,46 @@ export class Sockets {
     return this.unreachableSince !== undefined;
   }
 
-  /** Destroys the sockets that stopped answering; called by the watch, and by tests with their own clock. */
+  /**
+   * Destroys the sockets that stopped answering; called by the watch, and by tests with their own
+   * clock. A stall says the way to the database was cut when its wait began: the idle sockets that
+   * have heard nothing from the database since then lead, as likely, nowhere (a failover, a
+   * blackholed flow), and would each hold the next request given them for the whole stall. They
+   * are closed too, which fails nothing (the driver opens a connection on its next query); the
+   * sockets that wait for an answer are left to their own stall.
+   */
   destroyStalled(now = performance.now()): number {
-    const { stallMs = 0, unsureStallMs = stallMs, backends, onStalled } = this.options;
+    const { stallMs = 0, unsureStallMs = stallMs } = this.options;
     if (stallMs <= 0) return 0;
+    let cutSince: number | undefined;
     let destroyed = 0;
     for (const socket of this.open) {
       const silence = socket.silence(now);
-      if (!silence) continue;
-      if (now - silence.since <= (silence.unsure ? unsureStallMs : stallMs)) continue;
-      backends?.abandon(socket);
-      socket.destroy();
-      onStalled?.(socket);
+      if (!silence || now - silence.since <= (silence.unsure ? unsureStallMs : stallMs)) continue;
+      cutSince = Math.min(cutSince ?? silence.since, silence.since);
+      this.replace(socket);
       destroyed++;
     }
-    return destroyed;
+    if (cutSince === undefined) return destroyed;
+    this.options.onCut?.(cutSince);
+    return destroyed + this.closeUnheardSince(cutSince, now);
+  }
+
+  /** Closes the idle sockets that have heard nothing from the database since `since`. */
+  closeUnheardSince(since: number, now = performance.now()): number {
+    let closed = 0;
+    for (const socket of this.open) {
+      if (socket.silence(now) || socket.heardAt >= since) continue;
+      this.replace(socket);
+      closed++;
+    }
+    return closed;
+  }
+
+  private replace(socket: PoolSocket): void {
+    this.options.backends?.abandon(socket);
+    socket.destroy();
+    this.options.onStalled?.(socket);
   }
 
   /** Stops watching (the pool is closing). */
@@ -168,6 +198,8 @@ class PoolSocket extends Socket {
   private readonly gone: (() => void)[] = [];
   private encrypted = false;
   private waitingSince: number | undefined;
+  /** When the database was last heard from on it (or, before it said a word, when it was opened). */
+  heardAt = performance.now();
   /** Counter mode (TLS): the counters at the last look, and whether the wait's start is unsure. */
   private seen = { read: 0, written: 0 };
   private unsure = false;
@@ -215,6 +247,7 @@ class PoolSocket extends Socket {
 
   private readonly answered = () => {
     this.waitingSince = undefined;
+    this.heardAt = performance.now();
   };
 
   private writing(): void {
@@ -231,6 +264,7 @@ class PoolSocket extends Socket {
     const readMore = read !== this.seen.read;
     const wroteMore = written !== this.seen.written;
     this.seen = { read, written };
+    if (readMore) this.heardAt = now;
     if (readMore && wroteMore) {
       this.waitingSince = now;
       this.unsure = true;

@@ -93,6 +93,25 @@ describe('admission', () => {
     expect(admission.refusalNow('tenant:b', 'read')).toBeUndefined();
   });
 
+  it('does not learn from work held while the database did not answer: its pace is back at once', async () => {
+    const { admission, advance } = clocked();
+    const stuck = await admission.acquire('tenant:a', 'write');
+    advance(1500);
+    stuck();
+    // A write held, five queued behind it: at the tenant's own pace (~5 ms each) they wait well
+    // inside maxWaitMs; had the 1.5 s been learnt, the second would be refused TENANT_BUSY.
+    const held = await admission.acquire('tenant:a', 'write');
+    const queued = [1, 2, 3, 4, 5].map(() => admission.acquire('tenant:a', 'write'));
+    const outcomes = await Promise.race([
+      Promise.allSettled(queued),
+      new Promise((r) => setImmediate(r, 'all wait')),
+    ]);
+    expect(outcomes).toBe('all wait');
+    held();
+    for (const q of queued) (await q)();
+    expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
   it('lets a request that ends while it waits leave the queue', async () => {
     const { admission } = clocked();
     const held = await Promise.all([1, 2, 3, 4].map(() => admission.acquire('tenant:a', 'read')));

@@ -124,30 +124,84 @@ const answered = (socket: Socket) => new Promise((resolve) => socket.once('data'
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('a connection that stops answering is replaced, and only it', () => {
-  it('in the clear: one waiting past the stall is destroyed; one answered, or idle, is not', async () => {
+  it('in the clear: one waiting past the stall is destroyed; one waiting less, or heard from since, is not', async () => {
     const { address, state } = await peer();
     const stalled: Socket[] = [];
     const sockets = new Sockets({ stallMs: STALL, onStalled: (socket) => stalled.push(socket) });
-    const [answering, idle, silent] = [
+    const [silent, answering, waiting] = [
       await connected(sockets, address),
       await connected(sockets, address),
       await connected(sockets, address),
     ];
+    state.answering = false;
+    silent.write('ping');
+    await tick();
+    // Heard from after the silent one's wait began: the way to the database works.
+    state.answering = true;
     answering.write('ping');
     await answered(answering);
+    state.answering = false;
+    await tick();
+    const later = performance.now();
+    waiting.write('ping');
+    // A statement may run, or wait for a lock, up to its timeout: not yet.
+    expect(sockets.destroyStalled(later + STALL - 100 - 40)).toBe(0);
+    expect(sockets.destroyStalled(later + STALL - 1)).toBe(1);
+    expect(stalled).toEqual([silent]);
+    expect(silent.destroyed).toBe(true);
+    expect(answering.destroyed).toBe(false);
+    expect(waiting.destroyed).toBe(false);
+    answering.destroy();
+    waiting.destroy();
+  });
+
+  it('an idle one not heard from since the stalled wait began goes with it: it leads, as likely, nowhere', async () => {
+    const { address, state } = await peer();
+    const stalled: Socket[] = [];
+    const sockets = new Sockets({ stallMs: STALL, onStalled: (socket) => stalled.push(socket) });
+    const [heardBefore, neverHeard, silent] = [
+      await connected(sockets, address),
+      await connected(sockets, address),
+      await connected(sockets, address),
+    ];
+    heardBefore.write('ping');
+    await answered(heardBefore);
+    await tick();
     state.answering = false;
     silent.write('ping');
     await tick();
     const now = performance.now();
-    // A statement may run, or wait for a lock, up to its timeout: not yet.
+    // No stall yet: idle sockets are left alone, however long they have been idle.
     expect(sockets.destroyStalled(now + STALL - 100)).toBe(0);
-    expect(sockets.destroyStalled(now + STALL + 100)).toBe(1);
-    expect(stalled).toEqual([silent]);
-    expect(silent.destroyed).toBe(true);
-    expect(answering.destroyed).toBe(false);
-    expect(idle.destroyed).toBe(false);
-    answering.destroy();
-    idle.destroy();
+    expect(heardBefore.destroyed || neverHeard.destroyed).toBe(false);
+    expect(sockets.destroyStalled(now + STALL + 100)).toBe(3);
+    expect(stalled).toEqual([silent, heardBefore, neverHeard]);
+    expect([heardBefore, neverHeard, silent].every((socket) => socket.destroyed)).toBe(true);
+  });
+
+  it('tells the cut to the other pools, whose idle sockets not heard from since are closed', async () => {
+    const { address, state } = await peer();
+    const cuts: number[] = [];
+    const requests = new Sockets({ stallMs: STALL, onCut: (since) => cuts.push(since) });
+    const long = new Sockets({ stallMs: 16 * 60_000 });
+    const [longIdle, silent] = [await connected(long, address), await connected(requests, address)];
+    state.answering = false;
+    const before = performance.now();
+    silent.write('ping');
+    await tick();
+    const now = performance.now();
+    expect(requests.destroyStalled(now + STALL + 100)).toBe(1);
+    expect(cuts).toHaveLength(1);
+    expect(cuts[0]).toBeGreaterThanOrEqual(before);
+    // Heard from after the cut began: kept. Idle since before it: closed.
+    state.answering = true;
+    const longHeard = await connected(long, address);
+    longHeard.write('ping');
+    await answered(longHeard);
+    expect(long.closeUnheardSince(cuts[0] as number)).toBe(1);
+    expect(longIdle.destroyed).toBe(true);
+    expect(longHeard.destroyed).toBe(false);
+    longHeard.destroy();
   });
 
   it('under TLS (counted bytes): a wait after the last answer is a stall; an answer and a statement in one look wait longer', async () => {
