@@ -27,6 +27,7 @@ import { invitationsOf } from './invitations.js';
 import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
 import { ownershipTransfersOf } from './ownership-transfers.js';
 import { routes } from './routes.js';
+import { scimGroupsOf, scimTokensOf } from './scim.js';
 import { type Call, createTransport, type Route } from './transport.js';
 import { platformWebhooksOf, webhooksOf } from './webhooks.js';
 
@@ -177,6 +178,8 @@ export function createClient(clientOptions: ClientOptions) {
     invitations: invitationsOf(send),
     ownershipTransfers: ownershipTransfersOf(send),
     auditEvents: auditEventsOf(send),
+    scimTokens: scimTokensOf(send),
+    scimGroups: scimGroupsOf(send),
     webhooks: webhooksOf(send),
     platformWebhooks: platformWebhooksOf(send),
     users: {

@@ -62,6 +62,16 @@ export const routes = {
     listForTenant: { method: 'GET', path: '/tenants/:tenantId/audit-events' },
     listAll: { method: 'GET', path: '/admin/audit-events' },
   },
+  scimTokens: {
+    create: { method: 'POST', path: '/tenants/:tenantId/scim-tokens' },
+    list: { method: 'GET', path: '/tenants/:tenantId/scim-tokens' },
+    revoke: { method: 'DELETE', path: '/tenants/:tenantId/scim-tokens/:scimTokenId' },
+  },
+  scimGroups: {
+    list: { method: 'GET', path: '/tenants/:tenantId/scim-groups' },
+    setRole: { method: 'PUT', path: '/tenants/:tenantId/scim-groups/:groupId/role' },
+    unmapRole: { method: 'DELETE', path: '/tenants/:tenantId/scim-groups/:groupId/role' },
+  },
   webhooks: {
     create: { method: 'POST', path: '/tenants/:tenantId/webhooks' },
     list: { method: 'GET', path: '/tenants/:tenantId/webhooks' },

@@ -7,14 +7,37 @@ import { membershipsContract } from './memberships/memberships.contract.js';
 import { ownershipTransfersContract } from './ownership-transfers/ownership-transfers.contract.js';
 import { membershipExportContract } from './rosters/membership-export.contract.js';
 import { rosterImportsContract } from './rosters/roster-imports.contract.js';
+import { scimGroupsContract } from './scim/scim-groups.contract.js';
+import { scimTokensContract } from './scim/scim-tokens.contract.js';
 import { tenantsContract } from './tenants/tenants.contract.js';
 import { usersContract } from './users/users.contract.js';
 import { platformWebhooksContract, webhooksContract } from './webhooks/webhooks.contract.js';
 
 const c = initContract();
 
+/**
+ * The whole API's routers, named: the compiler then writes `contract`'s declared type by these
+ * names rather than spelling out every route (which grew past what it will serialise).
+ */
+type Routers = {
+  tenants: typeof tenantsContract;
+  membershipExport: typeof membershipExportContract;
+  memberships: typeof membershipsContract;
+  invitations: typeof invitationsContract;
+  ownershipTransfers: typeof ownershipTransfersContract;
+  rosterImports: typeof rosterImportsContract;
+  auditEvents: typeof auditEventsContract;
+  scimTokens: typeof scimTokensContract;
+  scimGroups: typeof scimGroupsContract;
+  webhooks: typeof webhooksContract;
+  platformWebhooks: typeof platformWebhooksContract;
+  users: typeof usersContract;
+  me: typeof meContract;
+  health: typeof healthContract;
+};
+
 /** The whole API. Every route the server serves is declared here, and only here. */
-export const contract = c.router({
+export const contract: Routers = c.router({
   tenants: tenantsContract,
   membershipExport: membershipExportContract,
   memberships: membershipsContract,
@@ -22,6 +45,8 @@ export const contract = c.router({
   ownershipTransfers: ownershipTransfersContract,
   rosterImports: rosterImportsContract,
   auditEvents: auditEventsContract,
+  scimTokens: scimTokensContract,
+  scimGroups: scimGroupsContract,
   webhooks: webhooksContract,
   platformWebhooks: platformWebhooksContract,
   users: usersContract,

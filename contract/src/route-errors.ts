@@ -37,6 +37,8 @@ const BY_ACCESS = {
   authenticated: [],
   superAdmin: ['SUPER_ADMIN_REQUIRED'],
   tenantAdmin: ['TENANT_ACCESS_DENIED', 'INSUFFICIENT_ROLE', 'TENANT_NOT_FOUND'],
+  // SCIM routes answer SCIM errors (scim/scim.contract.ts), none of the API's codes.
+  scimToken: [],
 } as const satisfies Record<RouteAccess, readonly ResponseCode[]>;
 
 export const routeMetadata = (route: AppRoute): RouteMetadata =>
@@ -45,7 +47,7 @@ export const routeMetadata = (route: AppRoute): RouteMetadata =>
 /** Every code a route can answer: from its access rule, its shape, and what it declares. */
 export function errorCodesOf(route: AppRoute): ResponseCode[] {
   const { access, errors = [] } = routeMetadata(route);
-  if (access === 'public') return [...errors];
+  if (access === 'public' || access === 'scimToken') return [...errors];
   const codes = new Set<ResponseCode>([...ANY_AUTHENTICATED, ...BY_ACCESS[access], ...errors]);
   if ((BODY_METHODS as readonly string[]).includes(route.method)) {
     for (const code of WITH_BODY) codes.add(code);
@@ -73,7 +75,7 @@ type ErrorCodesFor<
   Method extends string,
   Path extends string,
   Declared extends ResponseCode,
-> = Access extends 'public'
+> = Access extends 'public' | 'scimToken'
   ? Declared
   :
       | Declared

@@ -93,6 +93,7 @@ describe('ErrorCodeOf, the compile-time errorCodesOf', () => {
         'MEMBERSHIP_NOT_FOUND',
         'ROLE_HIERARCHY_VIOLATION',
         'LAST_OWNER',
+        'MEMBERSHIP_MANAGED_BY_DIRECTORY',
         'PRECONDITION_FAILED',
         'TENANT_ID_MISMATCH',
       ]),

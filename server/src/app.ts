@@ -1,4 +1,4 @@
-import { contract } from '@tms/contract';
+import { contract, scimContract } from '@tms/contract';
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
 import express from 'express';
@@ -6,6 +6,7 @@ import { Admission, DEFAULT_ADMISSION, DOWNLOADS } from './admission/admission.j
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
+import { ScimError } from './errors/index.js';
 import { apiSecurityHeaders, corsFor } from './http/browser-security.js';
 import { errorHandler } from './http/error-handler.js';
 import { inSeries } from './http/in-series.js';
@@ -25,6 +26,9 @@ import { ownershipTransfersRoutes } from './modules/ownership-transfers/ownershi
 import { membershipExportRoutes } from './modules/rosters/membership-export.router.js';
 import { rosterImportsRoutes } from './modules/rosters/roster-imports.router.js';
 import { RosterJobs } from './modules/rosters/roster-jobs.js';
+import { scimRoutes } from './modules/scim/scim.router.js';
+import { scimGroupsRoutes } from './modules/scim/scim-groups.router.js';
+import { scimTokensRoutes } from './modules/scim/scim-tokens.router.js';
 import { tenantsRoutes } from './modules/tenants/tenants.router.js';
 import { usersRoutes } from './modules/users/users.router.js';
 import { platformWebhooksRoutes } from './modules/webhooks/platform-webhooks.router.js';
@@ -106,6 +110,14 @@ export function createApp(deps: AppDeps): express.Express {
   );
 
   const webhookTargets = deps.webhooks ?? DEFAULT_WEBHOOK_TARGETS;
+  const pipelineDeps = {
+    db,
+    ...(deps.long && { long: deps.long }),
+    verifyToken: deps.verifyToken,
+    ...(deps.rateLimiter && { rateLimiter: deps.rateLimiter }),
+    admission,
+    downloads: new Admission(DOWNLOADS),
+  };
   const router = buildRouter(
     contract,
     {
@@ -116,20 +128,15 @@ export function createApp(deps: AppDeps): express.Express {
       invitations: invitationsRoutes,
       ownershipTransfers: ownershipTransfersRoutes,
       auditEvents: auditEventsRoutes,
+      scimTokens: scimTokensRoutes,
+      scimGroups: scimGroupsRoutes,
       webhooks: webhooksRoutes(webhookTargets),
       platformWebhooks: platformWebhooksRoutes(webhookTargets),
       users: usersRoutes,
       me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
     },
-    {
-      db,
-      ...(deps.long && { long: deps.long }),
-      verifyToken: deps.verifyToken,
-      ...(deps.rateLimiter && { rateLimiter: deps.rateLimiter }),
-      admission,
-      downloads: new Admission(DOWNLOADS),
-    },
+    pipelineDeps,
   );
   const options: TsRestExpressOptions<typeof contract> = {
     logInitialization: false,
@@ -139,10 +146,22 @@ export function createApp(deps: AppDeps): express.Express {
     >,
   };
   createExpressEndpoints(contract, router, app, options);
+  // The tenant's directory (SCIM 2.0): its own credential, media type and error schema.
+  createExpressEndpoints(scimContract, buildRouter(scimContract, { scim: scimRoutes }, pipelineDeps), app, {
+    logInitialization: false,
+    responseValidation: false,
+    // ts-rest installs this for the whole app: the API's own validation errors pass through untouched.
+    requestValidationErrorHandler: (error, req, _res, next) =>
+      next(
+        req.state?.scim
+          ? new ScimError(400, 'invalidSyntax', error.body?.issues[0]?.message ?? 'The request is not valid')
+          : error,
+      ),
+  });
 
   // After the API: an API request then never walks through the docs router.
   app.use(docsRouter(deps.version));
-  app.use(notFound(flattenRoutes(contract)));
+  app.use(notFound([...flattenRoutes(contract), ...flattenRoutes(scimContract)]));
   app.use(errorHandler(logger));
   return app;
 }

@@ -65,6 +65,18 @@ export const AUDIT_ACTIONS = {
     after: 'null',
     when: 'DELETE …/memberships/:id, DELETE /admin/users/:userId',
   },
+  'membership.directory_updated': {
+    target: 'membership',
+    before: 'Membership',
+    after: 'Membership',
+    when: "the tenant's directory (SCIM) taking it over, or changing only its externalId or name",
+  },
+  'membership.directory_refused': {
+    target: 'membership',
+    before: 'Membership',
+    after: 'Membership (unchanged)',
+    when: "the tenant's directory (SCIM) suspending or removing the last ACTIVE OWNER: refused, nothing changed",
+  },
   'invitation.created': {
     target: 'invitation',
     before: 'null',
@@ -161,6 +173,42 @@ export const AUDIT_ACTIONS = {
     after: 'Webhook (enabled false, disabledReason FAILING)',
     when: 'the delivery worker, after a day without a successful delivery (actor null)',
   },
+  'scim_token.created': {
+    target: 'scim_token',
+    before: 'null',
+    after: 'ScimToken',
+    when: 'POST /tenants/:tenantId/scim-tokens (the token itself is never recorded)',
+  },
+  'scim_token.revoked': {
+    target: 'scim_token',
+    before: 'ScimToken',
+    after: 'null',
+    when: 'DELETE /tenants/:tenantId/scim-tokens/:scimTokenId',
+  },
+  'scim_group.created': {
+    target: 'scim_group',
+    before: 'null',
+    after: 'ScimGroupSummary',
+    when: "POST …/scim/v2/Groups (the tenant's directory)",
+  },
+  'scim_group.updated': {
+    target: 'scim_group',
+    before: 'ScimGroupSummary',
+    after: 'ScimGroupSummary',
+    when: 'PUT or PATCH …/scim/v2/Groups/:id (name, externalId, members)',
+  },
+  'scim_group.deleted': {
+    target: 'scim_group',
+    before: 'ScimGroupSummary',
+    after: 'null',
+    when: 'DELETE …/scim/v2/Groups/:id',
+  },
+  'scim_group.role_mapped': {
+    target: 'scim_group',
+    before: 'ScimGroupSummary',
+    after: 'ScimGroupSummary',
+    when: 'PUT or DELETE /tenants/:tenantId/scim-groups/:groupId/role',
+  },
   'user.erased': { target: 'user', before: 'null', after: 'ErasedUser', when: 'DELETE /admin/users/:userId' },
 } as const satisfies Record<string, { target: string; before: string; after: string; when: string }>;
 
@@ -173,5 +221,7 @@ export const AUDIT_TARGET_TYPES = [
   'ownership_transfer',
   'user',
   'webhook',
+  'scim_token',
+  'scim_group',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

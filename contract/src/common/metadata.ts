@@ -8,8 +8,9 @@ import type { ResponseCode } from '../response-codes.js';
  * - authenticated: any valid token
  * - superAdmin: platform routes
  * - tenantAdmin: OWNER or ADMIN of the URL's tenant, or a super administrator
+ * - scimToken: a SCIM token of the URL's tenant (its directory), and nobody else: no user's token
  */
-export type RouteAccess = 'public' | 'authenticated' | 'superAdmin' | 'tenantAdmin';
+export type RouteAccess = 'public' | 'authenticated' | 'superAdmin' | 'tenantAdmin' | 'scimToken';
 
 export type RouteMetadata = {
   access: RouteAccess;

@@ -55,7 +55,13 @@ const routes = c.router(
       body: UpdateMembershipBodySchema,
       responses: { 200: successEnvelope(MembershipSchema) },
       metadata: {
-        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
+        errors: [
+          'MEMBERSHIP_NOT_FOUND',
+          'ROLE_HIERARCHY_VIOLATION',
+          'LAST_OWNER',
+          'PRECONDITION_FAILED',
+          'MEMBERSHIP_MANAGED_BY_DIRECTORY',
+        ],
       } satisfies Partial<RouteMetadata>,
       summary: "Change a membership's role or term dates",
       description:
@@ -70,7 +76,13 @@ const routes = c.router(
       body: SuspendMembershipBodySchema,
       responses: { 200: successEnvelope(MembershipSchema) },
       metadata: {
-        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
+        errors: [
+          'MEMBERSHIP_NOT_FOUND',
+          'ROLE_HIERARCHY_VIOLATION',
+          'LAST_OWNER',
+          'PRECONDITION_FAILED',
+          'MEMBERSHIP_MANAGED_BY_DIRECTORY',
+        ],
       } satisfies Partial<RouteMetadata>,
       summary: 'Suspend a membership: it stays, with its role, but grants no access',
       description:
@@ -84,7 +96,12 @@ const routes = c.router(
       body: ReactivateMembershipBodySchema,
       responses: { 200: successEnvelope(MembershipSchema) },
       metadata: {
-        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'PRECONDITION_FAILED'],
+        errors: [
+          'MEMBERSHIP_NOT_FOUND',
+          'ROLE_HIERARCHY_VIOLATION',
+          'PRECONDITION_FAILED',
+          'MEMBERSHIP_MANAGED_BY_DIRECTORY',
+        ],
       } satisfies Partial<RouteMetadata>,
       summary: 'Make a membership ACTIVE again, with its role unchanged',
       description:
@@ -99,7 +116,13 @@ const routes = c.router(
       body: c.noBody(),
       responses: { 204: c.noBody() },
       metadata: {
-        errors: ['MEMBERSHIP_NOT_FOUND', 'ROLE_HIERARCHY_VIOLATION', 'LAST_OWNER', 'PRECONDITION_FAILED'],
+        errors: [
+          'MEMBERSHIP_NOT_FOUND',
+          'ROLE_HIERARCHY_VIOLATION',
+          'LAST_OWNER',
+          'PRECONDITION_FAILED',
+          'MEMBERSHIP_MANAGED_BY_DIRECTORY',
+        ],
       } satisfies Partial<RouteMetadata>,
       summary: 'Remove a user from the tenant',
     },

@@ -40,6 +40,12 @@ export const MembershipSchema = z.object({
   suspendedAt: TimestampSchema.nullable().describe('When it was suspended; null unless SUSPENDED'),
   suspensionReason: z.string().nullable().describe('What the admin who suspended it wrote, if anything'),
   version: z.number().int().min(1).describe('Increases on every change; sent as the ETag'),
+  managedBy: z
+    .enum(['scim'])
+    .nullable()
+    .describe(
+      "scim: the tenant's directory manages it (role, status, removal change there only); null: by hand",
+    ),
   user: UserSummarySchema,
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,

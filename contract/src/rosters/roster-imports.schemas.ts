@@ -54,6 +54,7 @@ export const ROSTER_ROW_ERROR_CODES = [
   'MALFORMED_CSV',
   'ROLE_HIERARCHY_VIOLATION',
   'LAST_OWNER',
+  'MEMBERSHIP_MANAGED_BY_DIRECTORY',
 ] as const;
 
 /** What an import did not do, or ignored, without being wrong. */

@@ -45,3 +45,8 @@ export async function lockTenantForWrite(
   ]);
   return { user, tenant: factOf(user) };
 }
+
+/** Locks the tenant's row for a change its directory makes (SCIM): false when it is gone. */
+export async function lockTenantForDirectory(tx: Transaction, tenantId: string): Promise<boolean> {
+  return (await lockTenant(tx).execute({ tenantId })).length > 0;
+}

@@ -1,11 +1,13 @@
 /**
  * The database schema, one file per part of the service (drizzle-kit reads this file's exports):
- * people and their memberships, request bookkeeping, history (audit trail and webhooks), rosters.
+ * people and their memberships, request bookkeeping, history (audit trail and webhooks), rosters,
+ * the directory's (SCIM) tokens and groups.
  */
 export * from './schema/history.js';
 export * from './schema/people.js';
 export * from './schema/requests.js';
 export * from './schema/rosters.js';
+export * from './schema/scim.js';
 
 import type { auditEvents, webhookDeliveries, webhookEndpoints } from './schema/history.js';
 import type { invitations, ownershipTransfers, tenantMemberships, tenants, users } from './schema/people.js';
@@ -19,5 +21,8 @@ export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type OwnershipTransferRow = typeof ownershipTransfers.$inferSelect;
 export type RosterImportRow = typeof rosterImports.$inferSelect;
-/** A membership as the service reads it: `search` is for the database's index alone. */
-export type MembershipRow = Omit<typeof tenantMemberships.$inferSelect, 'search'>;
+/**
+ * A membership as the service reads it: `search` is for the database's index alone, `scim_name`
+ * for the directory's reads alone (modules/scim).
+ */
+export type MembershipRow = Omit<typeof tenantMemberships.$inferSelect, 'search' | 'scimName'>;

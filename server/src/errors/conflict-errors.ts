@@ -22,6 +22,16 @@ export class LastOwnerError extends AppError {
   }
 }
 
+/** A change by hand of what the tenant's directory decides (modules/scim): its role, status, removal. */
+export class MembershipManagedByDirectoryError extends AppError {
+  readonly code = 'MEMBERSHIP_MANAGED_BY_DIRECTORY';
+  constructor() {
+    super(
+      "This membership is managed by the tenant's directory (SCIM): change its role, status or removal there",
+    );
+  }
+}
+
 export class PreconditionFailedError extends AppError {
   readonly code = 'PRECONDITION_FAILED';
   constructor(current: number) {

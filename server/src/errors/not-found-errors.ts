@@ -55,3 +55,17 @@ export class RosterImportNotFoundError extends AppError {
     super(`Roster import ${importId} does not exist in this tenant`);
   }
 }
+
+export class ScimTokenNotFoundError extends AppError {
+  readonly code = 'SCIM_TOKEN_NOT_FOUND';
+  constructor(scimTokenId: string) {
+    super(`SCIM token ${scimTokenId} does not exist here`);
+  }
+}
+
+export class ScimGroupNotFoundError extends AppError {
+  readonly code = 'SCIM_GROUP_NOT_FOUND';
+  constructor(groupId: string) {
+    super(`SCIM group ${groupId} does not exist here`);
+  }
+}

@@ -5,6 +5,7 @@ import {
   AppError,
   InternalError,
   MethodNotAllowedError,
+  ScimError,
   ServiceOverloadedError,
   ServiceUnavailableError,
   TenantBusyError,
@@ -14,6 +15,7 @@ import {
 import type { Logger } from '../logger.js';
 import { errorEnvelope } from './error-envelope.js';
 import { bodyUnread } from './json-body.js';
+import { scimErrorBodyOf } from './scim-error-body.js';
 import { validationDetails } from './validation-details.js';
 
 type HttpishError = { status?: unknown; statusCode?: unknown };
@@ -87,9 +89,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       logger.debug({ err: error, requestId: req.requestId }, 'late outcome after the answer was sent');
       return;
     }
-    let appError = toAppError(error);
+    let appError: AppError | ScimError | undefined = error instanceof ScimError ? error : toAppError(error);
     // Refused before its body was read: close rather than let node drain it to reuse the connection.
-    if (bodyUnread(req) && !drainable(req, appError)) res.setHeader('Connection', 'close');
+    if (bodyUnread(req) && !drainable(req, appError instanceof ScimError ? undefined : appError))
+      res.setHeader('Connection', 'close');
     if (!appError) {
       logger.error(
         { err: error, requestId: req.requestId, method: req.method, path: req.path },
@@ -99,7 +102,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (appError instanceof ServiceUnavailableError) {
       warnUnavailable({ err: error, requestId: req.requestId }, 'service unavailable');
     }
-    if (appError instanceof UnauthenticatedError) {
+    if (appError instanceof UnauthenticatedError && !req.state?.scim) {
       res.setHeader(
         'WWW-Authenticate',
         req.headers.authorization
@@ -108,6 +111,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       );
     }
     if (appError instanceof MethodNotAllowedError) res.setHeader('Allow', appError.allowed.join(', '));
+    if (appError instanceof ScimError || req.state?.scim) {
+      // A directory's request: its errors in SCIM's schema and media type (RFC 7644 §3.12).
+      if (appError instanceof UnauthenticatedError) res.setHeader('WWW-Authenticate', 'Bearer realm="scim"');
+      const retryAfter = appError instanceof ScimError ? undefined : retryAfterOf(appError);
+      if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+      res.setHeader('Content-Type', 'application/scim+json; charset=utf-8');
+      res.status(appError.status).json(scimErrorBodyOf(appError));
+      return;
+    }
     const retryAfter = retryAfterOf(appError);
     if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
     res.status(appError.status).json(errorEnvelope(appError, req.requestId));

@@ -11,6 +11,19 @@ import { sendContinue } from './http-server.js';
 export const BODY_LIMIT = '100kb';
 const LIMIT_BYTES = 100 * 1024;
 
+/** What a route's JSON body may be: its media types, and how large. */
+type BodyRule = { types: string[]; limitBytes: number; limitName: string };
+const API_BODY: BodyRule = { types: ['application/json'], limitBytes: LIMIT_BYTES, limitName: BODY_LIMIT };
+/**
+ * SCIM's: its own media type, and a directory's group of thousands of members patched at once
+ * (RFC 7644 §3.5.2) is larger than anything the API takes.
+ */
+export const SCIM_BODY: BodyRule = {
+  types: ['application/scim+json', 'application/json'],
+  limitBytes: 1024 * 1024,
+  limitName: '1mb',
+};
+
 // Fatal: invalid UTF-8 is a broken body, not text to repair with U+FFFD and store. It drops a BOM.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -27,8 +40,8 @@ function hasBody(req: IncomingMessage): boolean {
 export const bodyUnread = (req: IncomingMessage): boolean => hasBody(req) && !req.complete;
 
 /** What can be refused from the headers alone, before a byte of the body is read. */
-function refusal(req: Parameters<RequestHandler>[0]): AppError | undefined {
-  if (!req.is('application/json')) return new UnsupportedMediaTypeError();
+function refusal(req: Parameters<RequestHandler>[0], rule: BodyRule): AppError | undefined {
+  if (!req.is(rule.types)) return new UnsupportedMediaTypeError();
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i
     .exec(req.headers['content-type'] ?? '')?.[1]
     ?.toLowerCase();
@@ -37,7 +50,8 @@ function refusal(req: Parameters<RequestHandler>[0]): AppError | undefined {
   // No decompression: a few KB of gzip can inflate to gigabytes, and no client of ours compresses.
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return new UnsupportedMediaTypeError();
-  if (Number(req.headers['content-length'] ?? 0) > LIMIT_BYTES) return new PayloadTooLargeError(BODY_LIMIT);
+  if (Number(req.headers['content-length'] ?? 0) > rule.limitBytes)
+    return new PayloadTooLargeError(rule.limitName);
   return undefined;
 }
 
@@ -46,7 +60,7 @@ function refusal(req: Parameters<RequestHandler>[0]): AppError | undefined {
  * the limit, before it answered). On any failure the request is left paused, and the error answer
  * closes the connection (see bodyUnread).
  */
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, rule: BodyRule): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -58,7 +72,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > LIMIT_BYTES) settle(new PayloadTooLargeError(BODY_LIMIT));
+      if (size > rule.limitBytes) settle(new PayloadTooLargeError(rule.limitName));
       else chunks.push(chunk);
     };
     const onEnd = () => settle();
@@ -92,15 +106,19 @@ function parseJson(raw: Buffer): unknown {
  * never gets its body read, nor a `100 Continue` inviting it. Nothing is held meanwhile: no
  * transaction, no connection, no admission slot (a slow sender costs only its own socket).
  */
-export const jsonBody: RequestHandler = (req, res, next) => {
-  if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) return next();
-  const refused = refusal(req);
-  if (refused) return next(refused);
-  sendContinue(req, res);
-  readBody(req)
-    .then(parseJson)
-    .then((body) => {
-      req.body = body;
-      next();
-    }, next);
-};
+export const jsonBodyOf =
+  (rule: BodyRule): RequestHandler =>
+  (req, res, next) => {
+    if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) return next();
+    const refused = refusal(req, rule);
+    if (refused) return next(refused);
+    sendContinue(req, res);
+    readBody(req, rule)
+      .then(parseJson)
+      .then((body) => {
+        req.body = body;
+        next();
+      }, next);
+  };
+
+export const jsonBody: RequestHandler = jsonBodyOf(API_BODY);

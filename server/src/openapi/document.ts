@@ -20,7 +20,9 @@ import {
   ResponseCodeSchema,
   RoleSchema,
   routeMetadata,
+  SCIM_MEDIA_TYPE,
   SuspendMembershipBodySchema,
+  scimContract,
   TenantSchema,
   UpdateMembershipBodySchema,
   UpdateTenantBodySchema,
@@ -112,8 +114,17 @@ const AUDIT = {
   description: 'Every change, with who made it and the resource before and after (docs/audit.md)',
 };
 
+const SCIM = {
+  name: 'SCIM',
+  description:
+    "The tenant's directory (Entra ID, Okta): SCIM 2.0 with a SCIM token, in SCIM's own shapes and media type (docs/scim.md)",
+};
+
 // The first tag whose prefix the path starts with: the specific ones before /tenants/ and /me.
 const TAGS = [
+  { prefix: '/tenants/{tenantId}/scim/v2', ...SCIM },
+  { prefix: '/tenants/{tenantId}/scim-tokens', ...SCIM },
+  { prefix: '/tenants/{tenantId}/scim-groups', ...SCIM },
   { prefix: '/admin/tenants', name: 'Tenants', description: 'Platform routes: super administrators only' },
   { prefix: '/admin/audit-events', ...AUDIT },
   { prefix: '/admin/webhooks', ...WEBHOOKS },
@@ -175,7 +186,41 @@ const ACTION_BODY_EXAMPLES: Record<string, Example> = {
 const withExamples = (content: Record<string, unknown> | undefined, examples?: Record<string, Example>) =>
   content && examples ? { ...content, examples } : content;
 
+/**
+ * A SCIM route (RFC 7644): its own media type both ways, its own credential (a SCIM token), and
+ * its errors in the SCIM Error schema, as the contract declares them: none of the API's envelope.
+ */
+function describeScimOperation(operation: Operation) {
+  const routeKey = operation.operationId ?? '';
+  const asScim = (content: Record<string, Record<string, unknown>> | undefined) =>
+    content?.['application/json'] ? { [SCIM_MEDIA_TYPE]: content['application/json'] } : undefined;
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => {
+      const content = asScim(response.content as Record<string, Record<string, unknown>> | undefined);
+      return [
+        status,
+        {
+          description:
+            response.description === status ? (successText(status) ?? status) : response.description,
+          ...(content ? { content } : {}),
+        },
+      ];
+    }),
+  );
+  const body = asScim(operation.requestBody?.content);
+  return {
+    ...operation,
+    operationId: OPERATION_IDS[routeKey] ?? routeKey,
+    tags: [SCIM.name],
+    security: [{ scimToken: [] }],
+    ...(operation.parameters ? { parameters: operation.parameters.map(describedParameter) } : {}),
+    ...(operation.requestBody && body ? { requestBody: { required: true, content: body } } : {}),
+    responses,
+  };
+}
+
 function describeOperation(operation: Operation, route: AppRoute) {
+  if (routeMetadata(route).access === 'scimToken') return describeScimOperation(operation);
   const routeKey = operation.operationId ?? '';
   const operationId = OPERATION_IDS[routeKey] ?? routeKey;
   const isPublic = routeMetadata(route).access === 'public';
@@ -239,7 +284,7 @@ const successText = (status: string) =>
 /** Builds the OpenAPI document from the contract; `npm run openapi` commits its output. */
 export function buildOpenApiDocument(version: string) {
   const document = generateOpenApi(
-    contract,
+    { ...contract, scim: scimContract.scim },
     {
       info: {
         title: 'Tenant Membership Service',
@@ -257,7 +302,15 @@ export function buildOpenApiDocument(version: string) {
       },
       servers: [{ url: '/', description: 'This server' }],
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          scimToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "A tenant's SCIM token (POST /tenants/{tenantId}/scim-tokens): opens that tenant's /scim/v2 routes only",
+          },
+        },
         headers: headerComponents,
         responses: Object.fromEntries(
           [...SHARED_ERRORS.values()].map(({ name, response }) => [name, response]),

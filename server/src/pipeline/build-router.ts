@@ -1,11 +1,14 @@
+import { SCIM_MEDIA_TYPE } from '@tms/contract';
 import type { AppRoute, AppRouter } from '@ts-rest/core';
 import { isAppRoute } from '@ts-rest/core';
 import type { createExpressEndpoints } from '@ts-rest/express';
 import type { Request, RequestHandler, Response } from 'express';
 import { inSeries } from '../http/in-series.js';
+import { scimBaseUrlOf } from '../http/scim-base-url.js';
 import type { StoredAnswer } from '../idempotency/idempotent-request.js';
 import { admissionKeyOf, admitted } from './admitted.js';
 import { answered, releasingKeyOnError, replayOf } from './answers.js';
+import { inDirectoryTransaction } from './directory-transaction.js';
 import type { RouteHandler, Routes } from './handlers.js';
 import type { PipelineDeps } from './pipelines.js';
 import { pipelines } from './pipelines.js';
@@ -138,6 +141,30 @@ function run(handler: AnyHandler, deps: PipelineDeps): (input: AnyInput) => Prom
             ),
           ),
         );
+      };
+    case 'scim':
+      return async (input) => {
+        const { req, res } = input;
+        const directory = req.state.directory;
+        if (!directory) throw new Error('a SCIM route past its token check without a directory');
+        const audit = {
+          actor: { userId: null, subject: `scim-token:${directory.tokenId}`, isSuperAdmin: false },
+          requestId: req.requestId,
+        };
+        const baseUrl = scimBaseUrlOf(req, directory.tenantId);
+        const answer =
+          req.method === 'GET'
+            ? await admitted(admission, req, 'read', () =>
+                handler.handle({ db, directory, audit, baseUrl }, input as never),
+              )
+            : await admitted(admission, req, 'write', () =>
+                inDirectoryTransaction(db, req, directory.tenantId, (tx) =>
+                  handler.handle({ db: tx, directory, audit, baseUrl }, input as never),
+                ),
+              );
+        for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+        if (answer.body !== undefined) res.setHeader('Content-Type', `${SCIM_MEDIA_TYPE}; charset=utf-8`);
+        return { status: answer.status, body: answer.body };
       };
     case 'upload':
       return async (input) => {

@@ -6,6 +6,7 @@ import type { Requester } from '../access/read-as-caller.js';
 import type { Database } from '../db/database.js';
 import type { Caller } from '../identity/caller.js';
 import type { AuditContext } from '../modules/audit/audit-context.js';
+import type { DirectoryRequest } from '../modules/shared/directory-write.js';
 import type { RouteKind } from './route-kinds.js';
 import type { TenantWriteContext } from './tenant-transaction.js';
 
@@ -47,6 +48,14 @@ export type ReadContext = { db: Database; requester: Requester };
 export type WriteContext = { db: Database; caller: Caller; audit: AuditContext; access?: TenantAccess };
 export type UploadContext = { db: Database; caller: Caller; audit: AuditContext; access: TenantAccess };
 
+/** A SCIM route's context (modules/shared/directory-write.ts). */
+export type ScimContext = DirectoryRequest;
+/**
+ * A SCIM answer, as SCIM shapes it: never enveloped. A 409 here is a refusal the audit trail
+ * records, so its transaction commits (a thrown error would roll the record back).
+ */
+export type ScimAnswer = { status: 200 | 201 | 204 | 409; body?: unknown; headers?: Record<string, string> };
+
 type Handle<C, T extends AppRoute> = (context: C, input: RouteInput<T>) => Promise<RouteResult<T>>;
 
 export type RouteHandler<T extends AppRoute> =
@@ -63,6 +72,7 @@ export type RouteHandler<T extends AppRoute> =
        */
       prepare?: (early: { access?: TenantAccess }, input: RouteInput<T>) => Promise<void>;
     }
+  | { kind: 'scim'; handle: (context: ScimContext, input: RouteInput<T>) => Promise<ScimAnswer> }
   | {
       kind: 'upload';
       /** The route's own body reader, last in its pipeline. */
@@ -94,6 +104,9 @@ export const tenantWrite = <T extends AppRoute>(
   handle: Handle<TenantWriteContext, T>,
   prepare?: Extract<RouteHandler<T>, { kind: 'tenantWrite' }>['prepare'],
 ): RouteHandler<T> => ({ kind: 'tenantWrite', handle, ...(prepare && { prepare }) });
+export const scim = <T extends AppRoute>(
+  handle: (context: ScimContext, input: RouteInput<T>) => Promise<ScimAnswer>,
+): RouteHandler<T> => ({ kind: 'scim', handle });
 export const upload = <T extends AppRoute>(
   options: Omit<Extract<RouteHandler<T>, { kind: 'upload' }>, 'kind'>,
 ): RouteHandler<T> => ({ kind: 'upload', ...options });

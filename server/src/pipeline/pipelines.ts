@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Admission } from '../admission/admission.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { Database } from '../db/database.js';
-import { jsonBody } from '../http/json-body.js';
+import { jsonBody, jsonBodyOf, SCIM_BODY } from '../http/json-body.js';
 import { pauseDeadlineWhileBodyArrives } from '../http/request-deadline.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { RouteKind } from './route-kinds.js';
@@ -11,6 +11,7 @@ import { claimIdempotencyKey } from './steps/idempotency-key.js';
 import { limitRate } from './steps/limit-rate.js';
 import { shed } from './steps/shed.js';
 import { tenantHeaderMatchesUrl } from './steps/tenant-header.js';
+import { limitDirectoryRate, verifyScimToken } from './steps/verify-scim-token.js';
 import { verifyToken } from './steps/verify-token.js';
 
 export type PipelineDeps = {
@@ -61,6 +62,12 @@ export function pipelines(deps: PipelineDeps): Record<RouteKind, RequestHandler[
       decideEarly(db, admission, DECIDE_EARLY.always),
       key,
       pauseDeadlineWhileBodyArrives,
+    ],
+    scim: [
+      verifyScimToken(db, admission),
+      limitDirectoryRate(deps.rateLimiter),
+      shed(admission, 'write'),
+      jsonBodyOf(SCIM_BODY),
     ],
   };
 }

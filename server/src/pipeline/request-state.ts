@@ -1,4 +1,5 @@
 import type { TenantAccess } from '../access/decide-access.js';
+import type { ScimCaller } from '../access/scim-token.repository.js';
 import type { TokenClaims } from '../auth/token-claims.js';
 import type { RequestEnd } from '../http/request-end.js';
 import type { Idempotency } from '../idempotency/idempotent-request.js';
@@ -27,6 +28,10 @@ export type RequestState = {
   caller?: Caller;
   /** The access decision taken before the body was read (writes take it again under their lock). */
   access?: TenantAccess;
+  /** A SCIM route's request: its errors are answered in the SCIM Error schema (http/error-handler.ts). */
+  scim?: true;
+  /** The directory a SCIM request comes from, once its token was found live. */
+  directory?: ScimCaller;
   /** A POST with an Idempotency-Key: run it (its answer stored), or replay the first answer. */
   idempotency?: Idempotency;
 };

@@ -29,7 +29,8 @@ export function requesterOf(req: Request): Requester {
 /** The URL's tenant, when the route is a tenant's and the id one (a malformed id names none). */
 export function tenantOf(req: Request): string | undefined {
   const tenantId = paramsOf(req).tenantId;
-  return accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && tenantId && isUuid(tenantId)
+  const rule = accessRuleOf(req.tsRestRoute);
+  return (rule === 'tenantAdmin' || rule === 'scimToken') && tenantId && isUuid(tenantId)
     ? tenantId
     : undefined;
 }

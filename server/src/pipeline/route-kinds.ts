@@ -17,12 +17,15 @@ export { accessRuleOf } from '../access/decide-access.js';
  * - tenantWrite: a change under /tenants/:tenantId. Decided again, and made, in one transaction
  *   that holds the tenant's row lock (tenant-transaction.ts).
  * - upload: a change under a tenant whose body is a file, streamed to its handler (a roster import).
+ * - scim: the tenant's directory (SCIM 2.0), with a SCIM token: its own budget, body and errors;
+ *   a change runs in a transaction that locks the tenant (directory-transaction.ts).
  */
-export type RouteKind = 'public' | 'read' | 'write' | 'tenantWrite' | 'upload';
+export type RouteKind = 'public' | 'read' | 'write' | 'tenantWrite' | 'upload' | 'scim';
 
 export function kindOf(route: AppRoute): RouteKind {
   const metadata = routeMetadata(route);
   if (metadata.access === 'public') return 'public';
+  if (metadata.access === 'scimToken') return 'scim';
   if (route.method === 'GET') return 'read';
   if (metadata.access !== 'tenantAdmin') return 'write';
   return metadata.body === 'stream' ? 'upload' : 'tenantWrite';

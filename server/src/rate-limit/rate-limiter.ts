@@ -28,13 +28,23 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  hit(key: string): RateLimitDecision {
+  /**
+   * A tenant's directory syncs in bursts of thousands of requests (one per user and group): its
+   * budget is the tenant's own, at least 50 a second over the window, whatever a person's is.
+   */
+  hitDirectory(tenantId: string): RateLimitDecision {
+    const { max, windowSeconds } = this.settings;
+    return this.hit(`scim:${tenantId}`, Math.max(max, 50 * windowSeconds));
+  }
+
+  /** `max`: a budget of its own for this key's kind (hitDirectory's). */
+  hit(key: string, max = this.settings.max): RateLimitDecision {
     const nowSeconds = Math.floor(this.now() / 1000);
     this.rollWindow(nowSeconds);
     const count = (this.known.get(key) ?? 0) + 1;
     this.known.set(key, count);
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
-    const { max, windowSeconds } = this.settings;
+    const { windowSeconds } = this.settings;
     if (count > max) countRateLimitRefusal();
     return {
       allowed: count <= max,

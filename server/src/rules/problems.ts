@@ -2,6 +2,7 @@ import {
   type AppError,
   InsufficientRoleError,
   LastOwnerError,
+  MembershipManagedByDirectoryError,
   RoleHierarchyViolationError,
   ValidationFailedError,
 } from '../errors/index.js';
@@ -11,7 +12,7 @@ import {
  * a single request throws the first one (problemError) and a roster import collects one per row.
  */
 export type Problem = {
-  rule: 'hierarchy' | 'term' | 'lastActiveOwner' | 'ownerOnly';
+  rule: 'hierarchy' | 'term' | 'lastActiveOwner' | 'ownerOnly' | 'directoryManaged';
   message: string;
   /** The field of the change at fault (a term's date; a role). */
   field?: 'role' | 'startsAt' | 'endsAt';
@@ -30,6 +31,8 @@ export function problemError(problem: Problem): AppError {
       return new LastOwnerError();
     case 'ownerOnly':
       return new InsufficientRoleError(problem.message);
+    case 'directoryManaged':
+      return new MembershipManagedByDirectoryError();
     case 'term':
       return new ValidationFailedError([
         { path: `body.${problem.field ?? 'startsAt'}`, message: problem.message },

@@ -17,6 +17,8 @@ import {
   invitations,
   ownershipTransfers,
   rosterImports,
+  scimGroups,
+  scimTokens,
   tenantMemberships,
   tenants,
   webhookDeliveries,
@@ -94,7 +96,13 @@ async function hookOf(actor: Actor, tenantId: string | null): Promise<Hook> {
  * matrix's callers: on the invitee's and nominee's own routes (/me/...), every caller is someone
  * else, and is told the invitation or transfer does not exist.
  */
-type Pending = { invitationId: string; transferId: string | undefined; importId: string };
+type Pending = {
+  invitationId: string;
+  transferId: string | undefined;
+  importId: string;
+  scimTokenId: string;
+  groupId: string;
+};
 
 const DAY_MS = 86_400_000;
 
@@ -115,6 +123,11 @@ async function pendingIn(
     summary: { create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 },
     finishedAt: new Date(),
   });
+  // A SCIM token and a directory group, for the routes that name one.
+  const scimTokenId = randomUUID();
+  await h.db.insert(scimTokens).values({ id: scimTokenId, tenantId, tokenHash: unique('hash') });
+  const groupId = randomUUID();
+  await h.db.insert(scimGroups).values({ id: groupId, tenantId, displayName: unique('group') });
   const email = `${unique('invitee')}@example.test`;
   await h.db.insert(invitations).values({
     id: invitationId,
@@ -124,7 +137,7 @@ async function pendingIn(
     role: 'STUDENT',
     expiresAt: new Date(Date.now() + 7 * DAY_MS),
   });
-  if (!withTransfer) return { invitationId, transferId: undefined, importId };
+  if (!withTransfer) return { invitationId, transferId: undefined, importId, scimTokenId, groupId };
   const nominee = await addMember(h, tenantId, 'TEACHER');
   const transferId = randomUUID();
   await h.db.insert(ownershipTransfers).values({
@@ -134,7 +147,7 @@ async function pendingIn(
     toMembershipId: nominee.membershipId,
     expiresAt: new Date(Date.now() + 3 * DAY_MS),
   });
-  return { invitationId, transferId, importId };
+  return { invitationId, transferId, importId, scimTokenId, groupId };
 }
 
 /** `withTransfer`: false for the route that creates one (a tenant holds one pending transfer at most). */
@@ -204,6 +217,8 @@ type Place = {
   webhookId: string;
   deliveryId: string;
   importId: string;
+  scimTokenId: string;
+  groupId: string;
 };
 
 /** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer, an endpoint). */
@@ -215,6 +230,8 @@ function place(target: Target, world: World): Place {
     webhookId: t.webhookId,
     deliveryId: t.deliveryId,
     importId: t.importId,
+    scimTokenId: t.scimTokenId,
+    groupId: t.groupId,
   });
   switch (target) {
     case 'ownTenant':
@@ -230,6 +247,8 @@ function place(target: Target, world: World): Place {
         webhookId: randomUUID(),
         deliveryId: randomUUID(),
         importId: randomUUID(),
+        scimTokenId: randomUUID(),
+        groupId: randomUUID(),
       };
     case 'otherTenantsMembership':
       return { tenantId: world.a.tenantId, ...ids(world.b) };
@@ -243,6 +262,8 @@ const CHILD_IDS = [
   [':transferId', 'TRANSFER_NOT_FOUND'],
   [':webhookId', 'WEBHOOK_NOT_FOUND'],
   [':importId', 'ROSTER_IMPORT_NOT_FOUND'],
+  [':scimTokenId', 'SCIM_TOKEN_NOT_FOUND'],
+  [':groupId', 'SCIM_GROUP_NOT_FOUND'],
 ] as const;
 const childOf = (route: AppRoute) => CHILD_IDS.find(([param]) => route.path.includes(param));
 
@@ -397,6 +418,23 @@ const REQUESTS = {
   }),
   'users.erase': (_p, w) => ({ path: `/admin/users/${w.outsider.userId}`, success: 204 }),
   'me.get': () => ({ path: '/me', success: 200 }),
+  'scimTokens.create': (p) => ({
+    path: `/tenants/${p.tenantId}/scim-tokens`,
+    body: { description: 'matrix' },
+    success: 201,
+  }),
+  'scimTokens.list': (p) => ({ path: `/tenants/${p.tenantId}/scim-tokens`, success: 200 }),
+  'scimTokens.revoke': (p) => ({ path: `/tenants/${p.tenantId}/scim-tokens/${p.scimTokenId}`, success: 204 }),
+  'scimGroups.list': (p) => ({ path: `/tenants/${p.tenantId}/scim-groups`, success: 200 }),
+  'scimGroups.setRole': (p) => ({
+    path: `/tenants/${p.tenantId}/scim-groups/${p.groupId}/role`,
+    body: { role: 'TEACHER' },
+    success: 200,
+  }),
+  'scimGroups.unmapRole': (p) => ({
+    path: `/tenants/${p.tenantId}/scim-groups/${p.groupId}/role`,
+    success: 200,
+  }),
   'health.live': () => ({ path: '/health/live', success: 200 }),
   'health.ready': () => ({ path: '/health/ready', success: 200 }),
   'health.report': () => ({ path: '/health', success: 200 }),
@@ -465,6 +503,12 @@ const ACCESS = {
   'platformWebhooks.retryDelivery': 'superAdmin',
   'users.erase': 'superAdmin',
   'me.get': 'authenticated',
+  'scimTokens.create': 'tenantAdmin',
+  'scimTokens.list': 'tenantAdmin',
+  'scimTokens.revoke': 'tenantAdmin',
+  'scimGroups.list': 'tenantAdmin',
+  'scimGroups.setRole': 'tenantAdmin',
+  'scimGroups.unmapRole': 'tenantAdmin',
   'health.live': 'public',
   'health.ready': 'public',
   'health.report': 'public',
@@ -563,12 +607,17 @@ async function snapshot(world: World) {
       ),
     )
     .orderBy(webhookDeliveries.id);
+  const scimRows = [
+    await h.db.select().from(scimTokens).where(inArray(scimTokens.tenantId, ids)).orderBy(scimTokens.id),
+    await h.db.select().from(scimGroups).where(inArray(scimGroups.tenantId, ids)).orderBy(scimGroups.id),
+  ];
   const importRows = await h.db
     .select()
     .from(rosterImports)
     .where(inArray(rosterImports.tenantId, ids))
     .orderBy(rosterImports.id);
   return JSON.stringify({
+    scimRows,
     tenantRows,
     importRows,
     membershipRows,

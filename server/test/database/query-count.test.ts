@@ -15,6 +15,7 @@ import {
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { type AnyResponse, uniqueEmail } from '../support/memberships.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { SCIM_CASES, type ScimFixture, scimFixture } from './query-count-scim.js';
 import { WEBHOOK_CASES, type WebhookFixture, webhookFixture } from './query-count-webhooks.js';
 
 /**
@@ -65,6 +66,7 @@ type Fixture = {
   freshUserIds: string[];
   spareTenantIds: string[];
   webhooks: WebhookFixture;
+  scim: ScimFixture;
   rosterImportId: string;
 };
 let f: Fixture;
@@ -127,6 +129,7 @@ beforeAll(async () => {
     freshUserIds,
     spareTenantIds,
     webhooks: await webhookFixture(h),
+    scim: await scimFixture(h),
     rosterImportId: await rosterImportIn(superAdmin, t.tenantId),
   };
 });
@@ -629,6 +632,8 @@ const CASES: Case[] = [
 
 // The webhook routes and the user erasure (query-count-webhooks.ts).
 CASES.push(...WEBHOOK_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.webhooks) })));
+// The SCIM tokens and group roles (query-count-scim.ts).
+CASES.push(...SCIM_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.scim) })));
 
 function routeNames(router: object, prefix = ''): string[] {
   return Object.entries(router).flatMap(([key, entry]) =>

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode, WEBHOOKS_PER_OWNER_MAX } from '@tms/contract';
+import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admission } from '../../src/admission/admission.js';
 import type { Database } from '../../src/db/database.js';
+import { tenantMemberships } from '../../src/db/schema.js';
 import { claimKey } from '../../src/idempotency/idempotency.repository.js';
 import {
   type Actor,
@@ -176,6 +178,31 @@ const TRIGGERS = {
       path: `${memberships()}/${tenant.ownerMembershipId}`,
       method: 'DELETE',
       token: tenant.owner.token,
+    }),
+  MEMBERSHIP_MANAGED_BY_DIRECTORY: async () => {
+    const managed = await addMember(h, tenant.tenantId, 'STUDENT');
+    await h.db
+      .update(tenantMemberships)
+      .set({ managedBy: 'scim' })
+      .where(eq(tenantMemberships.id, managed.membershipId));
+    return call(h, {
+      path: `${memberships()}/${managed.membershipId}`,
+      method: 'DELETE',
+      token: tenant.owner.token,
+    });
+  },
+  SCIM_TOKEN_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/scim-tokens/${MISSING}`,
+      method: 'DELETE',
+      token: tenant.owner.token,
+    }),
+  SCIM_GROUP_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/scim-groups/${MISSING}/role`,
+      method: 'PUT',
+      token: tenant.owner.token,
+      body: JSON.stringify({ role: 'TEACHER' }),
     }),
   TRANSFER_NOT_FOUND: () =>
     call(h, {

@@ -1,4 +1,6 @@
+import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantMemberships } from '../../src/db/schema.js';
 import { createSuperAdmin, unique } from '../support/factories.js';
 import {
   answerOf,
@@ -80,6 +82,44 @@ describe('sync', () => {
     expect(Object.keys(await rolesOf(s.tenantId)).sort()).toEqual(
       [s.owner.email, s.admin.email, kept].sort(),
     );
+  });
+
+  it("leaves the directory's members to the directory: no row changes their role, a sync removes none", async () => {
+    const s = await school(3);
+    const [, , managed, dated, gone] = s.emails as [string, string, string, string, string];
+    await h.db
+      .update(tenantMemberships)
+      .set({ managedBy: 'scim' })
+      .where(
+        inArray(
+          tenantMemberships.id,
+          (await membersOf(h.db, s.tenantId))
+            .filter((m) => m.email === managed || m.email === dated)
+            .map((m) => m.id),
+        ),
+      );
+    const promote = csvOf('email,role', `${managed},TEACHER`);
+    const refused = await answerOf(await postCsv(h, s.tenantId, promote, { token: s.owner.token }));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details).toEqual([
+      expect.objectContaining({ row: 2, column: 'role', code: 'MEMBERSHIP_MANAGED_BY_DIRECTORY' }),
+    ]);
+    // Its term dates stay a person's; unnamed, it stays, with a warning; the others go.
+    const csv = csvOf('email,role,endsAt', `${s.admin.email},,`, `${dated},STUDENT,2030-07-31T00:00:00Z`);
+    const { status, body } = await answerOf(
+      await postCsv(h, s.tenantId, csv, { token: s.owner.token, query: 'mode=sync&maxRemovalPercent=100' }),
+    );
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.warnings).toEqual([
+      expect.objectContaining({
+        code: 'NOT_REMOVED',
+        message: expect.stringContaining("tenant's directory"),
+      }),
+    ]);
+    const after = await membersOf(h.db, s.tenantId);
+    expect(after.map((m) => m.email).sort()).toEqual([s.owner.email, s.admin.email, managed, dated].sort());
+    expect(after.find((m) => m.email === dated)?.endsAt).toEqual(new Date('2030-07-31T00:00:00Z'));
+    expect(after.map((m) => m.email)).not.toContain(gone);
   });
 
   it('never the last ACTIVE OWNER, and no row may demote it', async () => {

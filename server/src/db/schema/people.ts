@@ -5,6 +5,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   pgEnum,
   pgTable,
   primaryKey,
@@ -90,6 +91,14 @@ export const tenantMemberships = pgTable(
     endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }),
     suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
     suspensionReason: text('suspension_reason'),
+    // 'scim': made or taken over by the tenant's directory (modules/scim), which alone then
+    // decides the role, the status and the removal; null: managed by hand.
+    managedBy: text('managed_by'),
+    // The directory's own id for the person (SCIM `externalId`), kept as it sent it.
+    externalId: text('external_id'),
+    // The name parts the directory sent (SCIM `name`), given back as sent; the display name it
+    // derives is `invited_display_name`'s, shown until the person's own is known.
+    scimName: jsonb('scim_name').$type<{ givenName?: string; familyName?: string; formatted?: string }>(),
   },
   (table) => [
     // Every access names the tenant (the scope rule), and pages of one tenant walk it in creation
@@ -104,6 +113,11 @@ export const tenantMemberships = pgTable(
     // GET /me: the caller's memberships.
     index('tenant_memberships_user_id_idx').on(table.userId),
     check('tenant_memberships_term_order', sql`${table.startsAt} < ${table.endsAt}`),
+    check('tenant_memberships_managed_by', sql`${table.managedBy} in ('scim')`),
+    // A directory's look-up by externalId (SCIM filters, a returning user's POST).
+    index('tenant_memberships_tenant_external_id_idx')
+      .on(table.tenantId, table.externalId)
+      .where(sql`${table.externalId} is not null`),
   ],
 );
 

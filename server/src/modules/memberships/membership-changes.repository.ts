@@ -77,6 +77,10 @@ const NEW_ROW_DEFAULTS = {
     endsAt: sql<Date | null>`null::timestamptz`.as('ends_at'),
     suspendedAt: sql<Date | null>`null::timestamptz`.as('suspended_at'),
     suspensionReason: sql<string | null>`null::text`.as('suspension_reason'),
+    // Added by hand: the directory takes it over only by writing to it (modules/scim).
+    managedBy: sql<string | null>`null::text`.as('managed_by'),
+    externalId: sql<string | null>`null::text`.as('external_id'),
+    scimName: sql<null>`null::jsonb`.as('scim_name'),
   },
 };
 
@@ -125,6 +129,8 @@ function addingMember(db: Executor) {
       endsAt: added.endsAt,
       suspendedAt: added.suspendedAt,
       suspensionReason: added.suspensionReason,
+      managedBy: added.managedBy,
+      externalId: added.externalId,
       status: added.status,
     },
   };

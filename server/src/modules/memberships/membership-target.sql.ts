@@ -60,6 +60,8 @@ export const beforeFields = (target: Target) => ({
   endsAt: target.endsAt,
   suspendedAt: target.suspendedAt,
   suspensionReason: target.suspensionReason,
+  managedBy: target.managedBy,
+  externalId: target.externalId,
   status: target.status,
   email: target.email,
   displayName: target.displayName,

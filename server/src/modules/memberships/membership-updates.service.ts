@@ -1,4 +1,5 @@
 import type { SuspendMembershipBody, UpdateMembershipBody } from '@tms/contract';
+import { directoryManagedProblem } from '../../rules/directory-rules.js';
 import {
   hierarchyProblem,
   lastActiveOwnerProblem,
@@ -57,6 +58,9 @@ export async function changeMembership(
   refuse(
     hierarchyProblem(access.level, before.role, 'change'),
     body.role && hierarchyProblem(access.level, body.role, 'give'),
+    body.role !== undefined && body.role !== before.role
+      ? directoryManagedProblem(before.managedBy, 'role')
+      : undefined,
   );
   assertIfMatch(ifMatch, before.version);
   refuseTerm(termProblems(term, { startsAt: startsAt !== undefined, endsAt: endsAt !== undefined }));
@@ -79,7 +83,10 @@ export async function suspendMembership(
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
   const before = await getForChange(tx, access.tenantId, membershipId);
-  refuse(hierarchyProblem(access.level, before.role, 'suspend'));
+  refuse(
+    hierarchyProblem(access.level, before.role, 'suspend'),
+    directoryManagedProblem(before.managedBy, 'suspend'),
+  );
   assertIfMatch(ifMatch, before.version);
   // Suspended already: the first suspension, and its reason, stand.
   if (before.suspendedAt !== null) return before;
@@ -96,7 +103,10 @@ export async function reactivateMembership(
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
   const before = await getForChange(tx, access.tenantId, membershipId);
-  refuse(hierarchyProblem(access.level, before.role, 'reactivate'));
+  refuse(
+    hierarchyProblem(access.level, before.role, 'reactivate'),
+    directoryManagedProblem(before.managedBy, 'reactivate'),
+  );
   assertIfMatch(ifMatch, before.version);
   if (before.status === 'ACTIVE') return before;
   const after = madeOf(

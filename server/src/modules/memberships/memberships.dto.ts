@@ -13,6 +13,7 @@ export const toMembershipDto = (row: MembershipWithUser): Membership => ({
   suspendedAt: row.suspendedAt?.toISOString() ?? null,
   suspensionReason: row.suspensionReason,
   version: row.version,
+  managedBy: row.managedBy === 'scim' ? 'scim' : null,
   user: {
     userId: row.userId,
     email: row.user.email,

@@ -29,6 +29,8 @@ export const membershipColumns = {
   endsAt: tenantMemberships.endsAt,
   suspendedAt: tenantMemberships.suspendedAt,
   suspensionReason: tenantMemberships.suspensionReason,
+  managedBy: tenantMemberships.managedBy,
+  externalId: tenantMemberships.externalId,
   status: statusOf().as('status'),
 };
 

@@ -14,6 +14,7 @@ import {
   type Page,
   toPage,
 } from '../../pagination/cursor.js';
+import { directoryManagedProblem } from '../../rules/directory-rules.js';
 import { hierarchyProblem, lastActiveOwnerProblem } from '../../rules/membership-rules.js';
 import { refuse } from '../../rules/problems.js';
 import { assertIfMatch } from '../shared/if-match.js';
@@ -137,7 +138,10 @@ export async function removeMembership(
   ifMatch: string | undefined,
 ): Promise<void> {
   const before = await getForChange(tx, access.tenantId, membershipId);
-  refuse(hierarchyProblem(access.level, before.role, 'remove'));
+  refuse(
+    hierarchyProblem(access.level, before.role, 'remove'),
+    directoryManagedProblem(before.managedBy, 'remove'),
+  );
   assertIfMatch(ifMatch, before.version);
   refuse(lastActiveOwnerProblem(before, undefined, before.owners ?? 0));
   // Sent together, one round trip: the row was read under the tenant's lock, so the delete finds

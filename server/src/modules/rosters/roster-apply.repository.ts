@@ -34,6 +34,8 @@ const COLUMNS = [
   'ends_at',
   'suspended_at',
   'suspension_reason',
+  'managed_by',
+  'external_id',
 ] as const;
 
 /** A membership's columns (and status, as of the transaction) under `alias`, each named `prefix` + column. */
@@ -63,6 +65,8 @@ function asMembership(raw: Raw, prefix: string): MembershipWithUser {
     endsAt: dateOf(at('ends_at')),
     suspendedAt: dateOf(at('suspended_at')),
     suspensionReason: at('suspension_reason') as string | null,
+    managedBy: at('managed_by') as string | null,
+    externalId: at('external_id') as string | null,
     status: at('status') as MembershipWithUser['status'],
     user: { email: raw.email as string | null, displayName: raw.display_name as string | null },
   };

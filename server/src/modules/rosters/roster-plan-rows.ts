@@ -1,5 +1,6 @@
-import type { Role, RosterProblem } from '@tms/contract';
+import type { RosterProblem } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
+import { directoryManagedProblem } from '../../rules/directory-rules.js';
 import { hierarchyProblem, type Term, termProblems } from '../../rules/membership-rules.js';
 import { firstProblem, type Problem } from '../../rules/problems.js';
 import type { NamedByRow, PlannedMember } from './roster-plan.repository.js';
@@ -39,13 +40,19 @@ const ROSTER_CODE: Record<Problem['rule'], string> = {
   term: 'INVALID_TERM',
   lastActiveOwner: 'LAST_OWNER',
   ownerOnly: 'INSUFFICIENT_ROLE',
+  directoryManaged: 'MEMBERSHIP_MANAGED_BY_DIRECTORY',
 };
 const asRowProblem = (row: RosterRow, found: Problem): RosterProblem =>
   problem(row.row, found.field ?? 'role', ROSTER_CODE[found.rule], found.message);
 
-/** The rules a single request is held to, for one row: the hierarchy, then the term after the row. */
-function rowProblem(access: TenantAccess, row: RosterRow, before: Role | null, after: Term) {
+/**
+ * The rules a single request is held to, for one row: the directory's hold on a role, the
+ * hierarchy, then the term after the row.
+ */
+function rowProblem(access: TenantAccess, row: RosterRow, member: PlannedMember | null, after: Term) {
+  const before = member?.role ?? null;
   const found = firstProblem(
+    member && after.role !== member.role ? directoryManagedProblem(member.managedBy, 'role') : undefined,
     before === null ? undefined : hierarchyProblem(access.level, before, 'change'),
     hierarchyProblem(access.level, after.role, 'give'),
     ...termProblems(after, { startsAt: row.startsAt !== undefined, endsAt: row.endsAt !== undefined }),
@@ -79,7 +86,7 @@ function judgeRow(access: TenantAccess, row: RosterRow, named: NamedByRow): Judg
         : 'updateTerm';
   // A row that changes nothing asks for nothing: an ADMIN's file may list the OWNERs as they are.
   if (kind === 'unchanged') return { kind, row, member, after };
-  const wrong = rowProblem(access, row, member.role, after);
+  const wrong = rowProblem(access, row, member, after);
   return wrong ? error(wrong) : { kind, row, member, after };
 }
 

@@ -27,6 +27,8 @@ export type PlannedMember = {
   suspended: boolean;
   status: MembershipStatus;
   email: string | null;
+  /** 'scim': the tenant's directory manages its role and removal (rules/directory-rules.ts). */
+  managedBy: string | null;
 };
 
 /** Whom a row names. */
@@ -58,7 +60,8 @@ const M = {
 };
 
 const MEMBER_COLUMNS = sql`m.id as membership_id, m.user_id as member_user_id, m.role,
-  m.starts_at, m.ends_at, m.suspended_at is not null as suspended, ${statusOf(M)} as status, u.email`;
+  m.starts_at, m.ends_at, m.suspended_at is not null as suspended, ${statusOf(M)} as status, u.email,
+  m.managed_by`;
 
 /**
  * An uuid-looking user id, or null: the reader checks the column, and a cast that fails would be
@@ -104,6 +107,7 @@ type RawMember = {
   suspended: boolean;
   status: MembershipStatus;
   email: string | null;
+  managed_by: string | null;
 };
 type RawNamed = RawMember & { row: number | null; user_id: string | null; erased_holder: boolean };
 
@@ -121,6 +125,7 @@ const memberOf = (raw: RawMember): PlannedMember | null =>
         suspended: raw.suspended,
         status: raw.status,
         email: raw.email,
+        managedBy: raw.managed_by,
       };
 
 /** Reads what the plan is made on: two statements, whatever the file's and the tenant's size. */

@@ -2,6 +2,7 @@ import type { RosterProblem, RosterSummary } from '@tms/contract';
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Executor } from '../../db/database.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
+import { directoryManagedProblem } from '../../rules/directory-rules.js';
 import { hierarchyProblem, isActiveOwner, lastActiveOwnerLeft } from '../../rules/membership-rules.js';
 import { type PlannedMember, type RosterReading, readRoster } from './roster-plan.repository.js';
 import { type Judged, judgeRows, problem, type Term } from './roster-plan-rows.js';
@@ -71,7 +72,16 @@ function removalsOf(input: RosterPlanInput, unnamed: readonly PlannedMember[]) {
   const warnings: RosterProblem[] = [];
   for (const member of unnamed) {
     if (member.userId === input.callerUserId) continue;
-    if (!hierarchyProblem(input.access.level, member.role, 'remove')) removals.push(member);
+    if (directoryManagedProblem(member.managedBy, 'remove'))
+      warnings.push(
+        problem(
+          null,
+          null,
+          'NOT_REMOVED',
+          `${member.email ?? member.userId} is managed by the tenant's directory: not removed`,
+        ),
+      );
+    else if (!hierarchyProblem(input.access.level, member.role, 'remove')) removals.push(member);
     else
       warnings.push(
         problem(
