@@ -87,6 +87,8 @@ async function main(config: Config) {
     backgroundPoolSize,
     ...(observeQueries && { observeQueries }),
     onConnectionReplaced: () => logger.warn('a database connection stopped answering: replaced'),
+    onBackendsNotEnded: (err: unknown) =>
+      logger.error({ err }, 'the database sessions of replaced connections could not be ended'),
   }).catch((error: unknown) => {
     console.error(`cannot open the ${config.database.kind} database: ${(error as Error).message}`);
     process.exit(1);

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type postgres from 'postgres';
+import { isDatabaseUnavailable } from './db-errors.js';
 
 /**
  * The backends a destroyed connection leaves behind. Destroying a socket ends our side only. If
@@ -15,6 +16,9 @@ import type postgres from 'postgres';
  * Not behind a transaction pooler (the pid would be the pooler's), nor over TLS (the answer is
  * encrypted): there the database's own TCP timeouts end them, later.
  */
+/** An attempt that waited ATTEMPT_MS: the database is out of reach, as a refused connection says. */
+const NO_ANSWER = new Error('no answer');
+
 /** How long one attempt to end them may wait, and how long until the next when it failed. */
 const ATTEMPT_MS = 2_000;
 const RETRY_MS = 1_000;
@@ -24,6 +28,12 @@ export class AbandonedBackends {
   private abandoned: { pid: number; at: Date }[] = [];
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
+
+  /**
+   * `onFailure`: told of an attempt that failed for another reason than a database out of reach
+   * (which is retried quietly): such a failure repeats at every attempt, and only a log shows it.
+   */
+  constructor(private readonly onFailure: (error: unknown) => void = () => {}) {}
   private pending = false;
 
   /** Reads the backend's pid off a new socket's startup answer (plain TCP only). */
@@ -71,7 +81,7 @@ export class AbandonedBackends {
           and application_name = ${applicationName} and backend_start < ${latest}::timestamptz`;
       // A connection of a silent network would hold the attempt (and the locks) forever.
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('no answer')), ATTEMPT_MS);
+        timer = setTimeout(() => reject(NO_ANSWER), ATTEMPT_MS);
       });
       this.pending = true;
       void query
@@ -84,7 +94,8 @@ export class AbandonedBackends {
         });
       const rows = await Promise.race([query, timeout]);
       return rows.filter((row) => row.ended).length;
-    } catch {
+    } catch (error) {
+      if (error !== NO_ANSWER && !isDatabaseUnavailable(error)) this.onFailure(error);
       this.abandoned.push(...batch.slice(0, 1000 - this.abandoned.length));
       // Tried again on its own: once the database is back, nothing else may recycle the pool
       // (a write blocked by such a backend ends at lock_timeout, before the request's deadline).

@@ -59,6 +59,8 @@ export type OpenDatabaseOptions = {
   observeQueries?: QueryObserver;
   /** Told each time a connection that stopped answering was replaced (see sockets.ts). */
   onConnectionReplaced?: () => void;
+  /** Told when ending the sessions of replaced connections failed otherwise than by an outage. */
+  onBackendsNotEnded?: (error: unknown) => void;
   /**
    * PGlite: start from this dump of a data directory (`dumpDataDir`) instead of an empty one. The
    * tests pass one already migrated: creating a data directory is most of opening one.
@@ -81,7 +83,7 @@ type QueryLogger = { logQuery(sql: string, params: unknown[]): void } | undefine
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   logger: QueryLogger,
-  { backgroundPoolSize = 0, observeQueries, onConnectionReplaced }: OpenDatabaseOptions,
+  { backgroundPoolSize = 0, observeQueries, onConnectionReplaced, onBackendsNotEnded }: OpenDatabaseOptions,
 ): Promise<DatabaseHandle> {
   const hosts = parseHostList(config.url);
   const selector = hosts && selectorFor(hosts);
@@ -98,7 +100,7 @@ async function openPostgres(
     pool: () => postgres.Sql | undefined,
     onCut?: (since: number) => void,
   ) => {
-    const backends = pooled ? undefined : new AbandonedBackends();
+    const backends = pooled ? undefined : new AbandonedBackends(onBackendsNotEnded);
     const sockets = new Sockets({
       ...(selector && { selector }),
       ...(backends && { backends }),

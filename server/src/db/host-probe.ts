@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import type { HostAddress, HostRole } from './host-selection.js';
-import { connectTo, failedSocket } from './sockets.js';
+import { connectTo, failedSocket } from './pool-socket.js';
 
 /** As long as the pool's own connection attempts may take (connect_timeout): a silent host is unreachable. */
 export const PROBE_TIMEOUT_MS = 3000;

@@ -46,6 +46,7 @@ import { OPERATION_IDS } from './operation-ids.js';
 import { repeatableQueryParameter } from './query-parameters.js';
 import { headerComponents, headersOf, type Response } from './response-headers.js';
 import { ROSTER_REQUEST_MEDIA } from './roster-examples.js';
+import { SCIM, TAGS } from './tags.js';
 
 /*
  * The OpenAPI document lives here, not in the contract, so that the contract (and the SDK built on
@@ -87,68 +88,6 @@ for (const [title, schema] of Object.entries(NAMED)) extendApi(schema, { title }
 /** The operation ids (operation-ids.ts), where readers of the document have always found them. */
 /** The examples by operation (examples-by-operation.ts), beside the document they go into. */
 export { OPERATION_IDS, REQUEST_EXAMPLES_BY_OPERATION, RESPONSE_EXAMPLES_BY_OPERATION };
-
-const INVITATIONS = {
-  name: 'Invitations',
-  description:
-    "Invitations a person accepts under their own verified email: the tenant's routes, and the invitee's under /me",
-};
-const TRANSFERS = {
-  name: 'Ownership transfers',
-  description: 'Two-step transfers of a tenant: an OWNER offers, the nominee accepts under /me',
-};
-
-const WEBHOOKS = {
-  name: 'Webhooks',
-  description:
-    "Endpoints that receive the audit trail's events as they commit: a tenant's (its OWNERs change them) and the platform's",
-};
-
-const ROSTERS = {
-  name: 'Rosters',
-  description: "A school's members in bulk: import a CSV file (add or sync, with a dry run), export them",
-};
-
-const AUDIT = {
-  name: 'Audit trail',
-  description: 'Every change, with who made it and the resource before and after (docs/audit.md)',
-};
-
-const SCIM = {
-  name: 'SCIM',
-  description:
-    "The tenant's directory (Entra ID, Okta): SCIM 2.0 with a SCIM token, in SCIM's own shapes and media type (docs/scim.md)",
-};
-
-// The first tag whose prefix the path starts with: the specific ones before /tenants/ and /me.
-const TAGS = [
-  { prefix: '/tenants/{tenantId}/scim/v2', ...SCIM },
-  { prefix: '/tenants/{tenantId}/scim-tokens', ...SCIM },
-  { prefix: '/tenants/{tenantId}/scim-groups', ...SCIM },
-  { prefix: '/admin/tenants', name: 'Tenants', description: 'Platform routes: super administrators only' },
-  { prefix: '/admin/audit-events', ...AUDIT },
-  { prefix: '/admin/webhooks', ...WEBHOOKS },
-  {
-    prefix: '/admin/users',
-    name: 'Users',
-    description: 'Platform routes on users: super administrators only',
-  },
-  { prefix: '/tenants/{tenantId}/audit-events', ...AUDIT },
-  { prefix: '/tenants/{tenantId}/invitations', ...INVITATIONS },
-  { prefix: '/tenants/{tenantId}/ownership-transfers', ...TRANSFERS },
-  { prefix: '/tenants/{tenantId}/webhooks', ...WEBHOOKS },
-  { prefix: '/tenants/{tenantId}/roster-imports', ...ROSTERS },
-  { prefix: '/tenants/{tenantId}/memberships/export', ...ROSTERS },
-  { prefix: '/me/invitations', ...INVITATIONS },
-  { prefix: '/me/ownership-transfers', ...TRANSFERS },
-  {
-    prefix: '/tenants/',
-    name: 'Memberships',
-    description: 'Tenant routes: OWNER or ADMIN of the tenant, or a super administrator',
-  },
-  { prefix: '/me', name: 'Me', description: 'The caller and its memberships' },
-  { prefix: '/health', name: 'Health', description: 'Probes; answered without the envelope' },
-];
 
 type Parameter = {
   name: string;

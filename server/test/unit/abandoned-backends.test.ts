@@ -84,3 +84,42 @@ describe('ending the abandoned backends', () => {
     }
   });
 });
+
+describe('an attempt that fails for another reason than an outage', () => {
+  it('is told, so that a failure repeated at every attempt shows in the log; an outage is not', async () => {
+    vi.useFakeTimers();
+    try {
+      const failures: unknown[] = [];
+      const backends = new AbandonedBackends((error) => failures.push(error));
+      const socket = new PassThrough() as unknown as Socket;
+      backends.watch(socket);
+      (socket as unknown as PassThrough).emit('data', Buffer.concat([authOk, keyData]));
+      backends.abandon(socket);
+      const bug = new TypeError('The "string" argument must be of type string');
+      const answers: (() => Promise<{ ended: boolean }[]>)[] = [
+        () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+        () => new Promise(() => {}), // no answer: the attempt's own time limit
+        () => Promise.reject(bug),
+      ];
+      const sql = (() =>
+        (answers.shift() as () => Promise<{ ended: boolean }[]>)()) as unknown as postgres.Sql<
+        Record<string, unknown>
+      >;
+      await backends.terminate(sql, 'app');
+      expect(failures).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1_000 + 2_000); // the retry, unanswered
+      expect(failures).toEqual([]);
+      backends.stop();
+      // A fresh list (the last attempt still waits): a bug fails at once, and is told.
+      const again = new AbandonedBackends((error) => failures.push(error));
+      again.watch(socket);
+      (socket as unknown as PassThrough).emit('data', Buffer.concat([authOk, keyData]));
+      again.abandon(socket);
+      await again.terminate(sql, 'app');
+      again.stop();
+      expect(failures).toEqual([bug]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
