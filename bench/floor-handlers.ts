@@ -65,6 +65,7 @@ function membershipDto(row: Row) {
     suspendedAt: isoOrNull(row.suspended_at),
     suspensionReason: row.suspension_reason ?? null,
     version: row.version,
+    managedBy: row.managed_by ?? null,
     user: { userId: row.user_id, email: row.email, displayName: row.display_name },
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

@@ -37,7 +37,7 @@ const MAY_READ = `(c.is_super_admin or c.caller_role <= 'ADMIN')`;
 
 /** What a membership answer shows; the name falls back to the one the tenant gave when inviting. */
 const MEMBERSHIP = `tm.id, tm.tenant_id, tm.user_id, tm.role, tm.version, tm.created_at, tm.updated_at,
-  tm.starts_at, tm.ends_at, tm.suspended_at, tm.suspension_reason, ${statusOf('tm')} as status,
+  tm.starts_at, tm.ends_at, tm.suspended_at, tm.suspension_reason, tm.managed_by, ${statusOf('tm')} as status,
   u.email, coalesce(u.display_name, tm.invited_display_name) as display_name`;
 
 /** $1 tenant, $2 subject, $3 membership. */
@@ -96,7 +96,7 @@ function membershipJson(m: string): string {
   return `jsonb_build_object('tenantMembershipId', ${m}.id, 'tenantId', ${m}.tenant_id, 'userId', ${m}.user_id,
     'role', ${m}.role, 'roleLevel', case ${m}.role ${level} end, 'status', ${m}.status,
     'startsAt', ${iso('starts_at')}, 'endsAt', ${iso('ends_at')}, 'suspendedAt', ${iso('suspended_at')},
-    'suspensionReason', ${m}.suspension_reason, 'version', ${m}.version,
+    'suspensionReason', ${m}.suspension_reason, 'version', ${m}.version, 'managedBy', ${m}.managed_by,
     'user', jsonb_build_object('userId', ${m}.user_id, 'email', ${m}.email, 'displayName', ${m}.display_name),
     'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
 }
@@ -163,7 +163,7 @@ ins as (
   where ${MAY_WRITE('$6::membership_role')}
   on conflict (tenant_id, user_id) do nothing
   returning id, tenant_id, user_id, role, version, created_at, updated_at, starts_at, ends_at,
-    suspended_at, suspension_reason, invited_display_name, ${statusOf('tenant_memberships')} as status
+    suspended_at, suspension_reason, managed_by, invited_display_name, ${statusOf('tenant_memberships')} as status
 ),
 made as (
   select i.*, t.email, coalesce(t.display_name, i.invited_display_name) as display_name

@@ -100,12 +100,15 @@ export const ScimListQuerySchema = z.object({
   filter: z.string().optional().describe('RFC 7644 §3.4.2.2, e.g. `userName eq "ada@example.org"`'),
   startIndex: z.string().optional().describe('1-based; default 1'),
   count: z.string().optional().describe('At most 200; default 100'),
-  attributes: z.string().optional(),
+  attributes: z
+    .string()
+    .optional()
+    .describe('Accepted; every attribute is answered all the same (docs/scim.md, differences)'),
   excludedAttributes: z.string().optional().describe("`members` leaves a group's members out"),
 });
 
 export const ScimIdParams = z.object({
-  tenantId: UuidSchema,
+  tenantId: UuidSchema.describe("The tenant's `tenantId` (a UUID)"),
   id: z.string().describe('The resource id; an unknown one, or one that is no UUID, is a 404'),
 });
 

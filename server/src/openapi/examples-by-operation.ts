@@ -4,6 +4,7 @@ import { EXPORT_RESPONSE_MEDIA, type ResponseMedia } from './export-examples.js'
 import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
 import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
 import { ROSTER_REQUEST_EXAMPLES, ROSTER_RESPONSE_EXAMPLES } from './roster-examples.js';
+import { SCIM_REQUEST_EXAMPLES, SCIM_RESPONSE_EXAMPLES } from './scim-examples.js';
 import { WEBHOOK_REQUEST_EXAMPLES, WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
 
 type ByOperation<T> = Record<string, T>;
@@ -22,6 +23,7 @@ export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>>
   LIFECYCLE_REQUEST_EXAMPLES,
   WEBHOOK_REQUEST_EXAMPLES,
   ROSTER_REQUEST_EXAMPLES,
+  SCIM_REQUEST_EXAMPLES,
 );
 
 const RESPONSE_FILES: ByOperation<object>[] = [
@@ -31,6 +33,7 @@ const RESPONSE_FILES: ByOperation<object>[] = [
   HEALTH_RESPONSE_EXAMPLES,
   WEBHOOK_RESPONSE_EXAMPLES,
   ROSTER_RESPONSE_EXAMPLES,
+  SCIM_RESPONSE_EXAMPLES,
 ];
 
 /** Likewise per operation and status. */

@@ -46,9 +46,11 @@ describe.skipIf(!haveChromium)('Swagger UI in a real browser', () => {
     expect(await page.locator('.swagger-ui .info .title').innerText()).toContain('Tenant Membership Service');
 
     await page.locator('.auth-wrapper button.authorize').click();
-    await page.locator('.modal-ux input').first().fill(admin.token);
-    await page.locator('.modal-ux button.authorize').click();
-    await page.locator('.modal-ux button.btn-done').click();
+    // Two schemes: the API's bearer token, and the SCIM token of the directory's routes.
+    const bearer = page.locator('.modal-ux .auth-container', { hasText: 'bearerAuth' });
+    await bearer.locator('input').first().fill(admin.token);
+    await bearer.locator('button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').first().click();
 
     const operation = page.locator('#operations-Me-getMe');
     await operation.locator('.opblock-summary').click();

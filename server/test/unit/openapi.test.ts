@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { contract, ErrorEnvelopeSchema } from '@tms/contract';
+import { contract, ErrorEnvelopeSchema, SCIM_MEDIA_TYPE, scimContract } from '@tms/contract';
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
@@ -13,6 +13,8 @@ import { RESPONSE_EXAMPLES } from '../../src/openapi/examples.js';
 
 // The document describes the contract and is committed next to it, with the contract's version.
 const contractFile = (name: string) => new URL(`../../../contract/${name}`, import.meta.url);
+/** The tenant's directory's routes (SCIM 2.0): their own media type, credential and errors. */
+const isScim = (path: string) => path.includes('/scim/v2');
 
 describe('the committed OpenAPI document', () => {
   it('is what the contract generates (run `npm run openapi` after changing the contract)', () => {
@@ -21,11 +23,27 @@ describe('the committed OpenAPI document', () => {
     expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(version))));
   });
 
-  it('secures every route but the health routes with bearer auth', () => {
+  it("secures every route but the health routes with bearer auth, and the directory's with a SCIM token", () => {
     const doc = buildOpenApiDocument('test');
+    const securityOf = (path: string) =>
+      path.startsWith('/health') ? [] : [isScim(path) ? { scimToken: [] } : { bearerAuth: [] }];
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const operation of Object.values(operations as Record<string, { security: unknown[] }>)) {
-        expect(operation.security, path).toEqual(path.startsWith('/health') ? [] : [{ bearerAuth: [] }]);
+        expect(operation.security, path).toEqual(securityOf(path));
+      }
+    }
+  });
+
+  it("answers the directory's routes in SCIM's media type, without the envelope", () => {
+    const doc = buildOpenApiDocument('test') as { paths: Record<string, Record<string, Operation>> };
+    const scim = Object.entries(doc.paths).filter(([path]) => isScim(path));
+    expect(scim.length).toBeGreaterThan(5);
+    for (const [path, methods] of scim) {
+      for (const op of Object.values(methods)) {
+        for (const response of Object.values(op.responses) as Response[]) {
+          if (response.content) expect(Object.keys(response.content), path).toEqual([SCIM_MEDIA_TYPE]);
+        }
+        if (op.requestBody) expect(Object.keys(op.requestBody.content), path).toEqual([SCIM_MEDIA_TYPE]);
       }
     }
   });
@@ -65,10 +83,14 @@ const routeEntries = (router: AppRouter, prefix = ''): [string, AppRoute][] =>
     isAppRoute(entry) ? [[`${prefix}${key}`, entry]] : routeEntries(entry, `${prefix}${key}.`),
   );
 const routeByOperationId = new Map(
-  routeEntries(contract).map(([key, route]) => [OPERATION_IDS[key] ?? key, { key, route }]),
+  [...routeEntries(contract), ...routeEntries(scimContract)].map(([key, route]) => [
+    OPERATION_IDS[key] ?? key,
+    { key, route },
+  ]),
 );
 
-const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+/** Every operation, the directory's (SCIM) included: what a third party reads of each. */
+const everyOperation = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => {
     const found = routeByOperationId.get(op.operationId);
     if (!found) throw new Error(`no contract route for ${op.operationId}`);
@@ -78,13 +100,15 @@ const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
     return { path, method, op, responses, ...found };
   }),
 );
+/** The API's own operations: the envelope, its error codes, its headers and examples (SCIM has its own). */
+const operations = everyOperation.filter(({ path }) => !isScim(path));
 const isHealth = (path: string) => path.startsWith('/health');
 
 describe('the OpenAPI document as a third party reads it', () => {
   it('gives every operation a unique camelCase operationId, a summary and a tag', () => {
-    const ids = operations.map(({ op }) => op.operationId);
+    const ids = everyOperation.map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const { path, op } of operations) {
+    for (const { path, op } of everyOperation) {
       expect(op.operationId, path).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary, path).toBeTruthy();
       expect(op.tags, path).toHaveLength(1);
@@ -117,7 +141,7 @@ describe('the OpenAPI document as a third party reads it', () => {
   });
 
   it('describes every parameter: path, query and header', () => {
-    const parameters = operations.flatMap(({ method, path, op }) =>
+    const parameters = everyOperation.flatMap(({ method, path, op }) =>
       (op.parameters ?? []).map((parameter) => ({ where: `${method} ${path} ${parameter.name}`, parameter })),
     );
     expect(parameters.length).toBeGreaterThan(20);
@@ -219,6 +243,7 @@ describe('the examples of the OpenAPI document', () => {
         'createOwnershipTransfer',
         'createPlatformWebhook',
         'createRosterImport',
+        'createScimToken',
         'createTenant',
         'createWebhook',
         'declineInvitation',
@@ -231,6 +256,7 @@ describe('the examples of the OpenAPI document', () => {
         'revokeInvitation',
         'rotatePlatformWebhookSecret',
         'rotateWebhookSecret',
+        'setScimGroupRole',
         'suspendMembership',
         'updateMembership',
         'updatePlatformWebhook',
@@ -283,7 +309,7 @@ describe('the examples of the OpenAPI document', () => {
   });
 
   it('has no example for an operation or status the document does not have', () => {
-    const ids = new Set(operations.map(({ op }) => op.operationId));
+    const ids = new Set(everyOperation.map(({ op }) => op.operationId));
     const requests = Object.keys(REQUEST_EXAMPLES_BY_OPERATION);
     for (const id of [...requests, ...Object.keys(RESPONSE_EXAMPLES_BY_OPERATION)])
       expect(ids.has(id), id).toBe(true);
