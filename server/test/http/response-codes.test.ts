@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode, WEBHOOKS_PER_OWNER_MAX } from '@tms/contract';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,7 +184,9 @@ const TRIGGERS = {
     await h.db
       .update(tenantMemberships)
       .set({ managedBy: 'scim' })
-      .where(eq(tenantMemberships.id, managed.membershipId));
+      .where(
+        and(eq(tenantMemberships.tenantId, tenant.tenantId), eq(tenantMemberships.id, managed.membershipId)),
+      );
     return call(h, {
       path: `${memberships()}/${managed.membershipId}`,
       method: 'DELETE',

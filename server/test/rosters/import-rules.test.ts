@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantMemberships } from '../../src/db/schema.js';
 import { createSuperAdmin, unique } from '../support/factories.js';
@@ -87,17 +87,13 @@ describe('sync', () => {
   it("leaves the directory's members to the directory: no row changes their role, a sync removes none", async () => {
     const s = await school(3);
     const [, , managed, dated, gone] = s.emails as [string, string, string, string, string];
+    const ids = (await membersOf(h.db, s.tenantId))
+      .filter((m) => m.email === managed || m.email === dated)
+      .map((m) => m.id);
     await h.db
       .update(tenantMemberships)
       .set({ managedBy: 'scim' })
-      .where(
-        inArray(
-          tenantMemberships.id,
-          (await membersOf(h.db, s.tenantId))
-            .filter((m) => m.email === managed || m.email === dated)
-            .map((m) => m.id),
-        ),
-      );
+      .where(and(eq(tenantMemberships.tenantId, s.tenantId), inArray(tenantMemberships.id, ids)));
     const promote = csvOf('email,role', `${managed},TEACHER`);
     const refused = await answerOf(await postCsv(h, s.tenantId, promote, { token: s.owner.token }));
     expect(refused.status).toBe(409);

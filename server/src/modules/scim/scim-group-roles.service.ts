@@ -36,7 +36,7 @@ export async function mapGroupRole(
 ): Promise<ScimGroupSummary> {
   const before = await findGroup(tx, access.tenantId, groupId);
   if (!before) throw new ScimGroupNotFoundError(groupId);
-  const count = await countGroupMembers(tx, groupId);
+  const count = await countGroupMembers(tx, access.tenantId, groupId);
   if (before.role === role) return toScimGroupSummary(before, count);
   const after = await updateGroup(tx, access.tenantId, groupId, {
     displayName: before.displayName,

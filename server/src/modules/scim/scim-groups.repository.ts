@@ -243,16 +243,19 @@ const memberCountOf = preparedPer((db) =>
   db
     .select({ memberCount: count() })
     .from(gm)
-    .innerJoin(g, eq(g.id, gm.groupId))
+    .innerJoin(g, and(eq(g.id, gm.groupId), eq(g.tenantId, sql.placeholder('tenantId'))))
     .innerJoin(
       tenantMemberships,
-      and(eq(tenantMemberships.userId, gm.userId), eq(tenantMemberships.tenantId, g.tenantId)),
+      and(
+        eq(tenantMemberships.userId, gm.userId),
+        eq(tenantMemberships.tenantId, sql.placeholder('tenantId')),
+      ),
     )
     .where(eq(gm.groupId, sql.placeholder('groupId')))
     .prepare('scim_group_member_count'),
 );
 
-export async function countGroupMembers(db: Executor, groupId: string): Promise<number> {
-  const [row] = await memberCountOf(db).execute({ groupId });
+export async function countGroupMembers(db: Executor, tenantId: string, groupId: string): Promise<number> {
+  const [row] = await memberCountOf(db).execute({ tenantId, groupId });
   return row?.memberCount ?? 0;
 }
