@@ -5,6 +5,12 @@ const ok = (o: Tagged) => (o.kind === 'read' ? o.status === 200 : o.status === 2
 const shed = (o: Tagged) =>
   (o.status === 429 || o.status === 503) && o.enveloped && o.retryAfter !== undefined;
 
+/**
+ * ADMISSION_MAX_WAIT_MS (the server's default): the longest a write of the burst may still wait
+ * for its turn after the burst's last arrival, and so how long the burst lasts on the server.
+ */
+const DRAIN_MS = 1000;
+
 const quantile = (values: number[], q: number) => {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -49,6 +55,11 @@ export type OverloadSummary = {
   capacityAlone: number;
   burstRate: number;
   busyWrites: Record<Phase, Slice>;
+  /**
+   * The busy school's writes due once the burst's own queue has drained (DRAIN_MS after its end):
+   * one due sooner may still meet the burst's writes waiting their turn, and be refused 429.
+   */
+  busyWritesOnceDrained: Slice;
   otherReads: Record<Phase, Slice>;
   otherWrites: Record<Phase, Slice>;
   /** The busy school's refusals during the burst: how many, how fast, and whether all were proper. */
@@ -103,6 +114,9 @@ export function summarise(run: OverloadRun): OverloadSummary {
     improper[key] = (improper[key] ?? 0) + 1;
   }
   const busyWrites = by('busy', 'write');
+  const drained = run.outcomes.filter(
+    (o) => o.school === 'busy' && o.kind === 'write' && o.dueAt >= run.burstEnd + DRAIN_MS,
+  );
   // The last failure of any school after the burst: every request due after it succeeded.
   const lastFailure = run.outcomes
     .filter((o) => o.dueAt >= run.burstEnd && !ok(o))
@@ -113,6 +127,7 @@ export function summarise(run: OverloadRun): OverloadSummary {
     capacityAlone: run.capacityAlone,
     burstRate: run.burstRate,
     busyWrites,
+    busyWritesOnceDrained: slice(drained, seconds.after - DRAIN_MS / 1000),
     otherReads: by('other', 'read'),
     otherWrites: by('other', 'write'),
     refusals: {
