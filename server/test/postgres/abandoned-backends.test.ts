@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbandonedBackends } from '../../src/db/abandoned-backends.js';
 import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
+import { until } from '../support/until.js';
 
 // The backends a destroyed socket leaves are ended through the service's own pool, which drizzle
 // wraps: drizzle hands timestamps to postgres.js unserialised, so a Date parameter there failed
@@ -43,10 +44,14 @@ describe('ending abandoned backends on PostgreSQL', () => {
     try {
       backends.abandon(sockets[0] as net.Socket);
       expect(await backends.terminate(pool, APPLICATION)).toBe(1);
-      const alive = await pool<{ pid: number }[]>`
-        select pid from pg_stat_activity where application_name = ${APPLICATION}`;
-      expect(alive.map((row) => row.pid)).toEqual([keptPid]);
-      expect(alive.map((row) => row.pid)).not.toContain(abandonedPid);
+      // pg_terminate_backend signals: the backend leaves pg_stat_activity as it exits, a moment later.
+      const alive = async () =>
+        (
+          await pool<{ pid: number }[]>`
+            select pid from pg_stat_activity where application_name = ${APPLICATION}`
+        ).map((row) => row.pid);
+      await until('the abandoned backend gone', async () => !(await alive()).includes(abandonedPid), 5000);
+      expect(await alive()).toEqual([keptPid]);
     } finally {
       backends.stop();
       await Promise.all([abandoned.end({ timeout: 1 }), kept.end({ timeout: 1 }), pool.end({ timeout: 1 })]);
