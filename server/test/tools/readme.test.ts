@@ -104,8 +104,8 @@ describe('the README', () => {
 });
 
 describe('docs/configuration.md', () => {
-  it('lists every variable of server/src/config.ts, and no other', () => {
-    const source = read('server/src/config.ts');
+  it('lists every variable of server/src/config-env.ts, and no other', () => {
+    const source = read('server/src/config-env.ts');
     const schema = source.slice(source.indexOf('const EnvSchema'), source.indexOf('.superRefine('));
     const inConfig = [...schema.matchAll(/^ {4}([A-Z][A-Z0-9_]+):/gm)].map(([, name]) => name).sort();
     const table = read('docs/configuration.md').split('\n## ')[1] ?? '';
