@@ -3,6 +3,7 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
 import express from 'express';
 import { Admission, DEFAULT_ADMISSION, DOWNLOADS } from './admission/admission.js';
+import type { CodeKeys } from './auth/code-keys.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
@@ -38,6 +39,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.router.js';
 import { docsRouter } from './openapi/docs.router.js';
 import { buildRouter } from './pipeline/build-router.js';
 import { decideBeforeValidationAnswers } from './pipeline/steps/decide-early.js';
+import type { CodeTries } from './rate-limit/code-tries.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
 export type AppDeps = {
@@ -69,6 +71,10 @@ export type AppDeps = {
   rosterJobs?: RosterJobs;
   /** Times every request for the metrics (metrics/http-metrics.ts); off unless METRICS_PORT is set. */
   recordMetrics?: boolean;
+  /** The keys join and pairing codes are kept under (CODE_SECRET); default: keys of this app alone. */
+  codeKeys?: CodeKeys;
+  /** How many code redemptions a caller and an address may try (CODE_TRIES_PER_MINUTE); default 10 a minute. */
+  codeTries?: CodeTries;
 };
 
 /** Keep-alive connections would otherwise bring new requests after SIGTERM and delay the exit. */

@@ -82,6 +82,11 @@ export const EnvSchema = z
       'must be at least 32 bytes long',
     ),
     AUTH_JWKS_URL: httpUrl,
+    CODE_SECRET: optionalString.refine(
+      (value) => value === undefined || Buffer.byteLength(value, 'utf8') >= 32,
+      'must be at least 32 bytes long',
+    ),
+    CODE_TRIES_PER_MINUTE: z.coerce.number().int().min(0).max(10_000).default(10),
     AUTH_ISSUER: optionalString,
     AUTH_AUDIENCE: optionalString,
     AUTH_MAX_TOKEN_LIFETIME: tokenLifetime,
@@ -166,6 +171,14 @@ export const EnvSchema = z
         code: 'custom',
         path: ['AUTH_JWT_SECRET'],
         message: 'production needs AUTH_JWT_SECRET or AUTH_JWKS_URL',
+      });
+    }
+    if (env.NODE_ENV === 'production' && env.AUTH_JWKS_URL && !env.CODE_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CODE_SECRET'],
+        message:
+          'production with AUTH_JWKS_URL needs CODE_SECRET: the key that join and pairing codes are kept under',
       });
     }
   });

@@ -49,6 +49,13 @@ export type Config = {
   };
   superAdminSubjects: string[];
   /**
+   * CODE_SECRET: the key join and pairing codes are kept under (auth/code-keys.ts). Unset: the
+   * token secret (AUTH_JWT_SECRET, or development's kept one); production with a JWKS must set it.
+   */
+  codeSecret?: string;
+  /** CODE_TRIES_PER_MINUTE: code redemptions per caller and per address a minute; 0: no limit. */
+  codeTriesPerMinute: number;
+  /**
    * How much database work each process admits at once: as many requests as the pool has
    * connections, at most TENANT_MAX_CONCURRENCY of them (half the pool by default) for one tenant,
    * three writes of one tenant; a request waits ADMISSION_MAX_WAIT_MS at most for its turn.
@@ -149,6 +156,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxTokenLifetimeSeconds: env.AUTH_MAX_TOKEN_LIFETIME,
     },
     superAdminSubjects: env.SUPER_ADMIN_SUBJECTS,
+    ...(env.CODE_SECRET && { codeSecret: env.CODE_SECRET }),
+    codeTriesPerMinute: env.CODE_TRIES_PER_MINUTE,
     corsOrigins: env.CORS_ORIGINS,
     rateLimit:
       env.RATE_LIMIT_MAX > 0

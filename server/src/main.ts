@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Admission } from './admission/admission.js';
 import { createApp } from './app.js';
 import { type ResolvedAuth, resolveAuth } from './auth/auth-setup.js';
+import { resolveCodeKeys } from './auth/code-secret.js';
 import { signDevToken } from './auth/sign-token.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
 import { runPrimary } from './cluster/primary.js';
@@ -22,6 +23,7 @@ import { purgeDeletedTenants } from './modules/tenants/tenant-deletion.service.j
 import { scheduleTenantPurge } from './modules/tenants/tenant-purge-schedule.js';
 import { grantSuperAdmin } from './modules/users/super-admins.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
+import { CodeTries } from './rate-limit/code-tries.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { VERSION } from './version.js';
 
@@ -108,6 +110,8 @@ async function main(config: Config) {
   }, 3_600_000).unref();
   const rateLimiter = config.rateLimit ? new RateLimiter(database.db, config.rateLimit, logger) : undefined;
   rateLimiter?.start();
+  const codeTries = CodeTries.create(database.db, config.codeTriesPerMinute, logger);
+  codeTries.start();
   const retention = { days: config.tenants.retentionDays };
   const tenantPurge = scheduleTenantPurge(
     // The same run removes the audit events past AUDIT_RETENTION_DAYS.
@@ -142,6 +146,8 @@ async function main(config: Config) {
     webhooks: config.webhooks,
     rosterJobs,
     recordMetrics: config.metrics !== undefined,
+    codeKeys: resolveCodeKeys(config, auth),
+    codeTries,
   });
   const server = createHttpServer(app).listen(config.port, config.host);
   envelopeClientErrors(server);
@@ -175,6 +181,7 @@ async function main(config: Config) {
       server.close(async () => {
         clearTimeout(force);
         await rateLimiter?.stop();
+        await codeTries.stop();
         await tenantPurge.stop();
         await deliveriesStopped;
         await importsStopped;

@@ -90,9 +90,17 @@ describe('configuration', () => {
   it('refuses production without a secret or a JWKS', () => {
     expect(errorLines({ NODE_ENV: 'production' })[0]).toMatch(/^AUTH_JWT_SECRET: production needs/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: SECRET }).auth.jwtSecret).toBe(SECRET);
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp/jwks' }).auth.jwksUrl).toBe(
-      'https://idp/jwks',
+    const jwks = { NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp/jwks' };
+    expect(loadConfig({ ...jwks, CODE_SECRET: SECRET }).auth.jwksUrl).toBe('https://idp/jwks');
+  });
+
+  it('keeps codes under CODE_SECRET, which production needs when tokens come from a JWKS', () => {
+    expect(errorLines({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp/jwks' })[0]).toMatch(
+      /^CODE_SECRET: production with AUTH_JWKS_URL needs/,
     );
+    expect(loadConfig({ CODE_SECRET: SECRET }).codeSecret).toBe(SECRET);
+    expect(errorLines({ CODE_SECRET: 'short' })[0]).toMatch(/^CODE_SECRET: must be at least 32 bytes/);
+    expect(loadConfig({}).codeTriesPerMinute).toBe(10);
   });
 
   it('refuses a secret and a JWKS together', () => {
