@@ -81,6 +81,9 @@ export type OverloadSummary = {
   sessionsOpenedDuringBurst: number;
   sessionsOpenedAfter: number;
   cpu: OverloadRun['cpu'];
+  /** The busy school's writes in each second of the burst: served, refused 429, refused 503. */
+  burstSeconds: { ok: number; tooMany: number; unavailable: number }[];
+  activity: OverloadRun['activity'];
 };
 
 export function summarise(run: OverloadRun): OverloadSummary {
@@ -155,7 +158,27 @@ export function summarise(run: OverloadRun): OverloadSummary {
     sessionsOpenedDuringBurst: run.sessionsOpenedDuringBurst,
     sessionsOpenedAfter: run.sessionsOpenedAfter,
     cpu: run.cpu,
+    burstSeconds: perSecondOfBurst(run),
+    activity: run.activity,
   };
+}
+
+/** Whether goodput fell evenly or collapsed for a while: what one low figure cannot tell. */
+function perSecondOfBurst(run: OverloadRun): OverloadSummary['burstSeconds'] {
+  const seconds = Array.from({ length: Math.ceil(run.phases.burstMs / 1000) }, () => ({
+    ok: 0,
+    tooMany: 0,
+    unavailable: 0,
+  }));
+  for (const o of run.outcomes) {
+    if (o.school !== 'busy' || o.kind !== 'write' || o.phase !== 'burst') continue;
+    const second = seconds[Math.floor((o.dueAt - run.burstStart) / 1000)];
+    if (!second) continue;
+    if (ok(o)) second.ok++;
+    else if (o.status === 429) second.tooMany++;
+    else if (o.status === 503) second.unavailable++;
+  }
+  return seconds;
 }
 
 const pct = (share: number) => `${(share * 100).toFixed(share === 1 ? 0 : 1)} %`;
@@ -211,6 +234,17 @@ export function markdownTable(title: string, s: OverloadSummary): string {
         .map(([k, n]) => `${n} × ${k}`)
         .join(', ') || 'none'
     }.`,
+    `The busy school's writes in each second of the burst, served/429/503: ${s.burstSeconds
+      .map((b) => `${b.ok}/${b.tooMany}/${b.unavailable}`)
+      .join(' ')}.`,
+    `The service's database sessions, sampled each second from the burst on: ${s.activity
+      .map(
+        (a) =>
+          `${(a.t / 1000).toFixed(0)} s: ${Object.entries(a.states)
+            .map(([state, n]) => `${n} ${state}`)
+            .join(', ')}`,
+      )
+      .join('; ')}.`,
     `Goodput ${s.goodput.toFixed(2)}× the capacity under load (${s.goodputOfAlone.toFixed(2)}× the capacity alone); every request succeeded again ${s.recoveryMs === null ? 'never, within the run' : `${s.recoveryMs} ms after the burst`}.`,
     '',
   ].join('\n');
