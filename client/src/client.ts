@@ -24,6 +24,7 @@ import {
 } from './answers.js';
 import { auditEventsOf } from './audit-events.js';
 import { invitationsOf } from './invitations.js';
+import { joinCodesOf, joinRequestsOf } from './joining.js';
 import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
 import { ownershipTransfersOf } from './ownership-transfers.js';
 import { routes } from './routes.js';
@@ -32,6 +33,7 @@ import { type Call, createTransport, type Route } from './transport.js';
 import { platformWebhooksOf, webhooksOf } from './webhooks.js';
 
 export type { Page, QueryOf } from './answers.js';
+export type { JoinResult } from './joining.js';
 
 /**
  * The typed SDK: one method per route, answering the resource itself and throwing ApiError
@@ -176,6 +178,8 @@ export function createClient(clientOptions: ClientOptions) {
     tenants,
     memberships,
     invitations: invitationsOf(send),
+    joinCodes: joinCodesOf(send),
+    joinRequests: joinRequestsOf(send),
     ownershipTransfers: ownershipTransfersOf(send),
     auditEvents: auditEventsOf(send),
     scimTokens: scimTokensOf(send),

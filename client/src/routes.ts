@@ -50,6 +50,23 @@ export const routes = {
     accept: { method: 'POST', path: '/me/invitations/:invitationId/accept' },
     decline: { method: 'POST', path: '/me/invitations/:invitationId/decline' },
   },
+  joinCodes: {
+    create: { method: 'POST', path: '/tenants/:tenantId/join-codes' },
+    list: { method: 'GET', path: '/tenants/:tenantId/join-codes' },
+    rotate: { method: 'POST', path: '/tenants/:tenantId/join-codes/:joinCodeId/rotate' },
+    revoke: { method: 'DELETE', path: '/tenants/:tenantId/join-codes/:joinCodeId' },
+    join: { method: 'POST', path: '/join' },
+    preview: { method: 'GET', path: '/join/:code' },
+  },
+  joinRequests: {
+    list: { method: 'GET', path: '/tenants/:tenantId/join-requests' },
+    approve: { method: 'POST', path: '/tenants/:tenantId/join-requests/:joinRequestId/approve' },
+    reject: { method: 'POST', path: '/tenants/:tenantId/join-requests/:joinRequestId/reject' },
+    block: { method: 'POST', path: '/tenants/:tenantId/join-requests/:joinRequestId/block' },
+    unblock: { method: 'DELETE', path: '/tenants/:tenantId/join-blocks/:userId' },
+    listMine: { method: 'GET', path: '/me/join-requests' },
+    cancel: { method: 'POST', path: '/me/join-requests/:joinRequestId/cancel' },
+  },
   ownershipTransfers: {
     create: { method: 'POST', path: '/tenants/:tenantId/ownership-transfers' },
     get: { method: 'GET', path: '/tenants/:tenantId/ownership-transfers/:transferId' },

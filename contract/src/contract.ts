@@ -2,6 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { auditEventsContract } from './audit/audit-events.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
+import { joinCodesContract } from './joining/join-codes.contract.js';
+import { joinRequestsContract } from './joining/join-requests.contract.js';
 import { meContract } from './me/me.contract.js';
 import { membershipsContract } from './memberships/memberships.contract.js';
 import { ownershipTransfersContract } from './ownership-transfers/ownership-transfers.contract.js';
@@ -34,6 +36,8 @@ type Routers = {
   users: typeof usersContract;
   me: typeof meContract;
   health: typeof healthContract;
+  joinCodes: typeof joinCodesContract;
+  joinRequests: typeof joinRequestsContract;
 };
 
 /** The whole API. Every route the server serves is declared here, and only here. */
@@ -52,5 +56,7 @@ export const contract: Routers = c.router({
   users: usersContract,
   me: meContract,
   health: healthContract,
+  joinCodes: joinCodesContract,
+  joinRequests: joinRequestsContract,
 });
 export type Contract = typeof contract;

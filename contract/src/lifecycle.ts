@@ -22,3 +22,21 @@ export type TenantStatus = (typeof TENANT_STATUSES)[number];
 /** A webhook delivery's status: PENDING while it is tried (with backoff), then DELIVERED or FAILED. */
 export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** A join code's status, as shown: ACTIVE until revoked, past `expiresAt`, or used `maxUses` times. */
+export const JOIN_CODE_STATUSES = ['ACTIVE', 'EXPIRED', 'USED_UP', 'REVOKED'] as const;
+export type JoinCodeStatus = (typeof JOIN_CODE_STATUSES)[number];
+
+/**
+ * A join request's status. EXPIRED: still PENDING in the row, but past `expiresAt`; BLOCKED: refused,
+ * and the person may not join the tenant by a code or a domain again until the block is lifted.
+ */
+export const JOIN_REQUEST_STATUSES = [
+  'PENDING',
+  'APPROVED',
+  'REJECTED',
+  'BLOCKED',
+  'CANCELLED',
+  'EXPIRED',
+] as const;
+export type JoinRequestStatus = (typeof JOIN_REQUEST_STATUSES)[number];

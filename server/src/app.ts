@@ -3,7 +3,7 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
 import express from 'express';
 import { Admission, DEFAULT_ADMISSION, DOWNLOADS } from './admission/admission.js';
-import type { CodeKeys } from './auth/code-keys.js';
+import { CodeKeys } from './auth/code-keys.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
@@ -21,6 +21,8 @@ import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
 import { invitationsRoutes } from './modules/invitations/invitations.router.js';
+import { joinCodesRoutes } from './modules/joining/join-codes.router.js';
+import { joinRequestsRoutes } from './modules/joining/join-requests.router.js';
 import { meRoutes } from './modules/me/me.router.js';
 import { membershipsRoutes } from './modules/memberships/memberships.router.js';
 import { ownershipTransfersRoutes } from './modules/ownership-transfers/ownership-transfers.router.js';
@@ -39,7 +41,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.router.js';
 import { docsRouter } from './openapi/docs.router.js';
 import { buildRouter } from './pipeline/build-router.js';
 import { decideBeforeValidationAnswers } from './pipeline/steps/decide-early.js';
-import type { CodeTries } from './rate-limit/code-tries.js';
+import { CodeTries } from './rate-limit/code-tries.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
 export type AppDeps = {
@@ -116,6 +118,8 @@ export function createApp(deps: AppDeps): express.Express {
   );
 
   const webhookTargets = deps.webhooks ?? DEFAULT_WEBHOOK_TARGETS;
+  const codeKeys = deps.codeKeys ?? CodeKeys.ephemeral();
+  const codeTries = deps.codeTries ?? CodeTries.create(db, 10);
   const pipelineDeps = {
     db,
     ...(deps.long && { long: deps.long }),
@@ -141,6 +145,8 @@ export function createApp(deps: AppDeps): express.Express {
       users: usersRoutes,
       me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
+      joinCodes: joinCodesRoutes({ codeKeys, codeTries }),
+      joinRequests: joinRequestsRoutes,
     },
     pipelineDeps,
   );

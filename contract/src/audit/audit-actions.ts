@@ -32,8 +32,8 @@ export const AUDIT_ACTIONS = {
   'membership.created': {
     target: 'membership',
     before: 'null',
-    after: 'Membership',
-    when: "POST …/memberships, an accepted invitation, a new tenant's OWNER",
+    after: 'Membership (with `joinedVia` when joined by a code or a request)',
+    when: "POST …/memberships, an accepted invitation, a new tenant's OWNER, POST /join, an approved join request (`joinedVia` says how)",
   },
   'membership.role_changed': {
     target: 'membership',
@@ -209,6 +209,60 @@ export const AUDIT_ACTIONS = {
     after: 'ScimGroupSummary',
     when: 'PUT or DELETE /tenants/:tenantId/scim-groups/:groupId/role',
   },
+  'join_code.created': {
+    target: 'join_code',
+    before: 'null',
+    after: 'JoinCode (without its code)',
+    when: 'POST …/join-codes',
+  },
+  'join_code.rotated': {
+    target: 'join_code',
+    before: 'JoinCode (without its code)',
+    after: 'JoinCode (without its code)',
+    when: 'POST …/join-codes/:joinCodeId/rotate',
+  },
+  'join_code.revoked': {
+    target: 'join_code',
+    before: 'JoinCode (without its code)',
+    after: 'JoinCode (without its code)',
+    when: 'DELETE …/join-codes/:joinCodeId',
+  },
+  'join_request.created': {
+    target: 'join_request',
+    before: 'null',
+    after: 'JoinRequest',
+    when: 'POST /join with a code that requires approval',
+  },
+  'join_request.approved': {
+    target: 'join_request',
+    before: 'JoinRequest',
+    after: 'JoinRequest',
+    when: 'POST …/join-requests/:joinRequestId/approve (with membership.created)',
+  },
+  'join_request.rejected': {
+    target: 'join_request',
+    before: 'JoinRequest',
+    after: 'JoinRequest',
+    when: 'POST …/join-requests/:joinRequestId/reject',
+  },
+  'join_request.blocked': {
+    target: 'join_request',
+    before: 'JoinRequest',
+    after: 'JoinRequest',
+    when: 'POST …/join-requests/:joinRequestId/block',
+  },
+  'join_request.cancelled': {
+    target: 'join_request',
+    before: 'JoinRequest',
+    after: 'JoinRequest',
+    when: 'POST /me/join-requests/:joinRequestId/cancel',
+  },
+  'join_request.unblocked': {
+    target: 'user',
+    before: 'JoinBlock',
+    after: 'null',
+    when: 'DELETE …/join-blocks/:userId',
+  },
   'user.erased': { target: 'user', before: 'null', after: 'ErasedUser', when: 'DELETE /admin/users/:userId' },
 } as const satisfies Record<string, { target: string; before: string; after: string; when: string }>;
 
@@ -223,5 +277,7 @@ export const AUDIT_TARGET_TYPES = [
   'webhook',
   'scim_token',
   'scim_group',
+  'join_code',
+  'join_request',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

@@ -8,9 +8,17 @@ import type { ResponseCode } from '../response-codes.js';
  * - authenticated: any valid token
  * - superAdmin: platform routes
  * - tenantAdmin: OWNER or ADMIN of the URL's tenant, or a super administrator
+ * - tenantTeacher: TEACHER, ADMIN or OWNER of the URL's tenant, or a super administrator (join
+ *   codes and join requests, which teachers manage for their students)
  * - scimToken: a SCIM token of the URL's tenant (its directory), and nobody else: no user's token
  */
-export type RouteAccess = 'public' | 'authenticated' | 'superAdmin' | 'tenantAdmin' | 'scimToken';
+export type RouteAccess =
+  | 'public'
+  | 'authenticated'
+  | 'superAdmin'
+  | 'tenantAdmin'
+  | 'tenantTeacher'
+  | 'scimToken';
 
 export type RouteMetadata = {
   access: RouteAccess;

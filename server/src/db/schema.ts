@@ -1,9 +1,10 @@
 /**
  * The database schema, one file per part of the service (drizzle-kit reads this file's exports):
  * people and their memberships, request bookkeeping, history (audit trail and webhooks), rosters,
- * the directory's (SCIM) tokens and groups.
+ * the directory's (SCIM) tokens and groups, joining (codes, requests, blocks).
  */
 export * from './schema/history.js';
+export * from './schema/joining.js';
 export * from './schema/people.js';
 export * from './schema/requests.js';
 export * from './schema/rosters.js';

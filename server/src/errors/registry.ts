@@ -2,6 +2,7 @@ import type { ResponseCode } from '@tms/contract';
 import * as access from './access-errors.js';
 import type { AppError } from './app-error.js';
 import * as conflict from './conflict-errors.js';
+import * as joining from './join-errors.js';
 import * as notFound from './not-found-errors.js';
 import * as request from './request-errors.js';
 import * as server from './server-errors.js';
@@ -36,6 +37,12 @@ export const ERROR_EXAMPLES = {
     new notFound.WebhookDeliveryNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e11'),
   ROSTER_IMPORT_NOT_FOUND: () =>
     new notFound.RosterImportNotFoundError('019a9d31-7c2e-7b40-8d1f-3e5a6b7c8d90'),
+  JOIN_CODE_NOT_FOUND: () => new joining.JoinCodeNotFoundError(),
+  JOIN_REQUEST_NOT_FOUND: () => new joining.JoinRequestNotFoundError('019acb10-4e2f-7a31-9c5d-2b3c4d5e6f70'),
+  JOIN_BLOCK_NOT_FOUND: () => new joining.JoinBlockNotFoundError('019acb10-4e2f-7a31-9c5d-2b3c4d5e6f71'),
+  JOIN_BLOCKED: () => new joining.JoinBlockedError(),
+  MEMBERSHIP_NOT_ACTIVE: () => new joining.MembershipNotActiveError('SUSPENDED'),
+  JOIN_REQUEST_NOT_PENDING: () => new joining.JoinRequestNotPendingError('REJECTED'),
   ROUTE_NOT_FOUND: () => new request.RouteNotFoundError('GET', '/tenant'),
   METHOD_NOT_ALLOWED: () => new request.MethodNotAllowedError('PUT', ['GET', 'PATCH', 'DELETE']),
   TENANT_SLUG_TAKEN: () => new conflict.TenantSlugTakenError('green-valley'),

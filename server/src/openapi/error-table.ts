@@ -22,6 +22,7 @@ const GROUP_NAMES: Record<RouteAccess, string | undefined> = {
   authenticated: undefined,
   superAdmin: 'every platform route (`/admin/…`)',
   tenantAdmin: 'every tenant route (`/tenants/:tenantId/…`)',
+  tenantTeacher: 'every tenant route open to TEACHERs (join codes, join requests)',
   scimToken: undefined,
 };
 const ACCESS_ORDER = Object.keys(GROUP_NAMES) as RouteAccess[];

@@ -117,6 +117,7 @@ const ETAG_ROUTES = new Set([
   'memberships.reactivate',
   'tenants.restore',
   'invitations.accept',
+  'joinRequests.approve',
 ]);
 
 /** The contract routes whose success is a file to save (membership-export.router.ts). */

@@ -10,6 +10,12 @@ const TRANSFERS = {
   description: 'Two-step transfers of a tenant: an OWNER offers, the nominee accepts under /me',
 };
 
+const JOINING = {
+  name: 'Joining',
+  description:
+    'Joining without an invitation: join codes (TEACHERs and above make them, anyone signed in redeems one) and join requests (docs/joining.md)',
+};
+
 const WEBHOOKS = {
   name: 'Webhooks',
   description:
@@ -51,7 +57,10 @@ export const TAGS = [
   { prefix: '/tenants/{tenantId}/webhooks', ...WEBHOOKS },
   { prefix: '/tenants/{tenantId}/roster-imports', ...ROSTERS },
   { prefix: '/tenants/{tenantId}/memberships/export', ...ROSTERS },
+  { prefix: '/tenants/{tenantId}/join-', ...JOINING },
   { prefix: '/me/invitations', ...INVITATIONS },
+  { prefix: '/me/join-requests', ...JOINING },
+  { prefix: '/join', ...JOINING },
   { prefix: '/me/ownership-transfers', ...TRANSFERS },
   {
     prefix: '/tenants/',

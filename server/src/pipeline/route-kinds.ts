@@ -1,7 +1,9 @@
 import { routeMetadata } from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 
-export { accessRuleOf } from '../access/decide-access.js';
+import { isTenantRule } from '../access/decide-access.js';
+
+export { accessRuleOf, isTenantRule } from '../access/decide-access.js';
 
 /**
  * The kinds of route, each with one list of steps (pipelines.ts) and one kind of handler context
@@ -27,6 +29,6 @@ export function kindOf(route: AppRoute): RouteKind {
   if (metadata.access === 'public') return 'public';
   if (metadata.access === 'scimToken') return 'scim';
   if (route.method === 'GET') return 'read';
-  if (metadata.access !== 'tenantAdmin') return 'write';
+  if (!isTenantRule(metadata.access)) return 'write';
   return metadata.body === 'stream' ? 'upload' : 'tenantWrite';
 }

@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flattenRoutes } from '../../src/app.js';
 import {
   invitations,
+  joinBlocks,
+  joinCodes,
+  joinRequests,
   ownershipTransfers,
   rosterImports,
   scimGroups,
@@ -102,7 +105,35 @@ type Pending = {
   importId: string;
   scimTokenId: string;
   groupId: string;
-};
+} & Joining;
+
+/** A STUDENT join code, a pending join request (of someone outside the matrix) made with it, and a blocked person. */
+type Joining = { joinCodeId: string; joinRequestId: string; blockedUserId: string };
+
+async function joiningIn(tenantId: string): Promise<Joining> {
+  const joinCodeId = randomUUID();
+  await h.db.insert(joinCodes).values({
+    id: joinCodeId,
+    tenantId,
+    lookupHash: unique('hash'),
+    sealedCode: unique('sealed'),
+    role: 'STUDENT',
+    expiresAt: new Date(Date.now() + 7 * DAY_MS),
+  });
+  const asker = await createActor(h);
+  const joinRequestId = randomUUID();
+  await h.db.insert(joinRequests).values({
+    id: joinRequestId,
+    tenantId,
+    userId: asker.userId,
+    joinCodeId,
+    role: 'STUDENT',
+    expiresAt: new Date(Date.now() + 7 * DAY_MS),
+  });
+  const blocked = await createActor(h);
+  await h.db.insert(joinBlocks).values({ tenantId, userId: blocked.userId });
+  return { joinCodeId, joinRequestId, blockedUserId: blocked.userId };
+}
 
 const DAY_MS = 86_400_000;
 
@@ -137,7 +168,9 @@ async function pendingIn(
     role: 'STUDENT',
     expiresAt: new Date(Date.now() + 7 * DAY_MS),
   });
-  if (!withTransfer) return { invitationId, transferId: undefined, importId, scimTokenId, groupId };
+  const joining = await joiningIn(tenantId);
+  if (!withTransfer)
+    return { invitationId, transferId: undefined, importId, scimTokenId, groupId, ...joining };
   const nominee = await addMember(h, tenantId, 'TEACHER');
   const transferId = randomUUID();
   await h.db.insert(ownershipTransfers).values({
@@ -147,7 +180,7 @@ async function pendingIn(
     toMembershipId: nominee.membershipId,
     expiresAt: new Date(Date.now() + 3 * DAY_MS),
   });
-  return { invitationId, transferId, importId, scimTokenId, groupId };
+  return { invitationId, transferId, importId, scimTokenId, groupId, ...joining };
 }
 
 /** `withTransfer`: false for the route that creates one (a tenant holds one pending transfer at most). */
@@ -219,7 +252,7 @@ type Place = {
   importId: string;
   scimTokenId: string;
   groupId: string;
-};
+} & Joining;
 
 /** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer, an endpoint). */
 function place(target: Target, world: World): Place {
@@ -232,6 +265,9 @@ function place(target: Target, world: World): Place {
     importId: t.importId,
     scimTokenId: t.scimTokenId,
     groupId: t.groupId,
+    joinCodeId: t.joinCodeId,
+    joinRequestId: t.joinRequestId,
+    blockedUserId: t.blockedUserId,
   });
   switch (target) {
     case 'ownTenant':
@@ -249,6 +285,9 @@ function place(target: Target, world: World): Place {
         importId: randomUUID(),
         scimTokenId: randomUUID(),
         groupId: randomUUID(),
+        joinCodeId: randomUUID(),
+        joinRequestId: randomUUID(),
+        blockedUserId: randomUUID(),
       };
     case 'otherTenantsMembership':
       return { tenantId: world.a.tenantId, ...ids(world.b) };
@@ -264,6 +303,10 @@ const CHILD_IDS = [
   [':importId', 'ROSTER_IMPORT_NOT_FOUND'],
   [':scimTokenId', 'SCIM_TOKEN_NOT_FOUND'],
   [':groupId', 'SCIM_GROUP_NOT_FOUND'],
+  [':joinCodeId', 'JOIN_CODE_NOT_FOUND'],
+  [':joinRequestId', 'JOIN_REQUEST_NOT_FOUND'],
+  // The blocked person of another tenant is not blocked here.
+  [':tenantId/join-blocks/:userId', 'JOIN_BLOCK_NOT_FOUND'],
 ] as const;
 const childOf = (route: AppRoute) => CHILD_IDS.find(([param]) => route.path.includes(param));
 
@@ -435,6 +478,45 @@ const REQUESTS = {
     path: `/tenants/${p.tenantId}/scim-groups/${p.groupId}/role`,
     success: 200,
   }),
+  'joinCodes.create': (p) => ({ path: `/tenants/${p.tenantId}/join-codes`, body: {}, success: 201 }),
+  'joinCodes.list': (p) => ({ path: `/tenants/${p.tenantId}/join-codes`, success: 200 }),
+  'joinCodes.rotate': (p) => ({
+    path: `/tenants/${p.tenantId}/join-codes/${p.joinCodeId}/rotate`,
+    success: 200,
+  }),
+  'joinCodes.revoke': (p) => ({ path: `/tenants/${p.tenantId}/join-codes/${p.joinCodeId}`, success: 204 }),
+  // No caller of the matrix holds a code: redeeming is for anyone signed in, and a wrong code is a 404.
+  'joinCodes.join': () => ({
+    path: '/join',
+    body: { code: 'ABCD-EFGH' },
+    success: 201,
+    toOthers: 'JOIN_CODE_NOT_FOUND',
+  }),
+  'joinCodes.preview': () => ({ path: '/join/ABCD-EFGH', success: 200, toOthers: 'JOIN_CODE_NOT_FOUND' }),
+  'joinRequests.list': (p) => ({ path: `/tenants/${p.tenantId}/join-requests`, success: 200 }),
+  'joinRequests.approve': (p) => ({
+    path: `/tenants/${p.tenantId}/join-requests/${p.joinRequestId}/approve`,
+    body: {},
+    success: 201,
+  }),
+  'joinRequests.reject': (p) => ({
+    path: `/tenants/${p.tenantId}/join-requests/${p.joinRequestId}/reject`,
+    success: 200,
+  }),
+  'joinRequests.block': (p) => ({
+    path: `/tenants/${p.tenantId}/join-requests/${p.joinRequestId}/block`,
+    success: 200,
+  }),
+  'joinRequests.unblock': (p) => ({
+    path: `/tenants/${p.tenantId}/join-blocks/${p.blockedUserId}`,
+    success: 204,
+  }),
+  'joinRequests.listMine': () => ({ path: '/me/join-requests', success: 200 }),
+  'joinRequests.cancel': (p) => ({
+    path: `/me/join-requests/${p.joinRequestId}/cancel`,
+    success: 200,
+    toOthers: 'JOIN_REQUEST_NOT_FOUND',
+  }),
   'health.live': () => ({ path: '/health/live', success: 200 }),
   'health.ready': () => ({ path: '/health/ready', success: 200 }),
   'health.report': () => ({ path: '/health', success: 200 }),
@@ -509,6 +591,19 @@ const ACCESS = {
   'scimGroups.list': 'tenantAdmin',
   'scimGroups.setRole': 'tenantAdmin',
   'scimGroups.unmapRole': 'tenantAdmin',
+  'joinCodes.create': 'tenantTeacher',
+  'joinCodes.list': 'tenantTeacher',
+  'joinCodes.rotate': 'tenantTeacher',
+  'joinCodes.revoke': 'tenantTeacher',
+  'joinCodes.join': 'authenticated',
+  'joinCodes.preview': 'authenticated',
+  'joinRequests.list': 'tenantTeacher',
+  'joinRequests.approve': 'tenantTeacher',
+  'joinRequests.reject': 'tenantTeacher',
+  'joinRequests.block': 'tenantTeacher',
+  'joinRequests.unblock': 'tenantAdmin',
+  'joinRequests.listMine': 'authenticated',
+  'joinRequests.cancel': 'authenticated',
   'health.live': 'public',
   'health.ready': 'public',
   'health.report': 'public',
@@ -558,7 +653,8 @@ function expected(
   } else {
     const role = roleIn(kind, target);
     if (!role) return 'TENANT_ACCESS_DENIED';
-    if (role === 'STUDENT' || role === 'TEACHER') return 'INSUFFICIENT_ROLE';
+    // `tenantTeacher` routes (join codes and requests) let TEACHERs in as well.
+    if (role === 'STUDENT' || (role === 'TEACHER' && access !== 'tenantTeacher')) return 'INSUFFICIENT_ROLE';
   }
   if (OWNER_ONLY.has(key) && kind !== 'superAdmin' && roleIn(kind, target) !== 'OWNER')
     return 'INSUFFICIENT_ROLE';
@@ -611,6 +707,19 @@ async function snapshot(world: World) {
     await h.db.select().from(scimTokens).where(inArray(scimTokens.tenantId, ids)).orderBy(scimTokens.id),
     await h.db.select().from(scimGroups).where(inArray(scimGroups.tenantId, ids)).orderBy(scimGroups.id),
   ];
+  const joiningRows = [
+    await h.db.select().from(joinCodes).where(inArray(joinCodes.tenantId, ids)).orderBy(joinCodes.id),
+    await h.db
+      .select()
+      .from(joinRequests)
+      .where(inArray(joinRequests.tenantId, ids))
+      .orderBy(joinRequests.id),
+    await h.db
+      .select()
+      .from(joinBlocks)
+      .where(inArray(joinBlocks.tenantId, ids))
+      .orderBy(joinBlocks.tenantId, joinBlocks.userId),
+  ];
   const importRows = await h.db
     .select()
     .from(rosterImports)
@@ -618,6 +727,7 @@ async function snapshot(world: World) {
     .orderBy(rosterImports.id);
   return JSON.stringify({
     scimRows,
+    joiningRows,
     tenantRows,
     importRows,
     membershipRows,

@@ -15,6 +15,7 @@ import {
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { type AnyResponse, uniqueEmail } from '../support/memberships.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { JOINING_CASES, type JoiningFixture, joiningFixture } from './query-count-joining.js';
 import { SCIM_CASES, type ScimFixture, scimFixture } from './query-count-scim.js';
 import { WEBHOOK_CASES, type WebhookFixture, webhookFixture } from './query-count-webhooks.js';
 
@@ -67,6 +68,7 @@ type Fixture = {
   spareTenantIds: string[];
   webhooks: WebhookFixture;
   scim: ScimFixture;
+  joining: JoiningFixture;
   rosterImportId: string;
 };
 let f: Fixture;
@@ -130,6 +132,7 @@ beforeAll(async () => {
     spareTenantIds,
     webhooks: await webhookFixture(h),
     scim: await scimFixture(h),
+    joining: await joiningFixture(h),
     rosterImportId: await rosterImportIn(superAdmin, t.tenantId),
   };
 });
@@ -634,6 +637,7 @@ const CASES: Case[] = [
 CASES.push(...WEBHOOK_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.webhooks) })));
 // The SCIM tokens and group roles (query-count-scim.ts).
 CASES.push(...SCIM_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.scim) })));
+CASES.push(...JOINING_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.joining) })));
 
 function routeNames(router: object, prefix = ''): string[] {
   return Object.entries(router).flatMap(([key, entry]) =>

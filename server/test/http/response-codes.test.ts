@@ -6,11 +6,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admission } from '../../src/admission/admission.js';
 import type { Database } from '../../src/db/database.js';
-import { tenantMemberships } from '../../src/db/schema.js';
+import { joinBlocks, tenantMemberships } from '../../src/db/schema.js';
 import { claimKey } from '../../src/idempotency/idempotency.repository.js';
 import {
   type Actor,
   addMember,
+  createActor,
   createSuperAdmin,
   createTenantFixture,
   type TenantFixture,
@@ -93,6 +94,20 @@ async function call(server: TestServer, { path, method = 'GET', token, body, hea
 }
 
 const memberships = () => `/tenants/${tenant.tenantId}/memberships`;
+
+/** A join code of the tenant, made by its OWNER: its characters. */
+async function joinCode(body: { requiresApproval?: boolean } = {}): Promise<string> {
+  const res = await call(h, {
+    path: `/tenants/${tenant.tenantId}/join-codes`,
+    method: 'POST',
+    token: tenant.owner.token,
+    body: JSON.stringify(body),
+  });
+  return ((await res.json()) as { data: { code: string } }).data.code;
+}
+
+const join = (token: string, code: string) =>
+  call(h, { path: '/join', method: 'POST', token, body: JSON.stringify({ code }) });
 
 /** The tenant's OWNER invites an address; answers the invitation's id. */
 async function invite(email = `${unique('invitee')}@example.test`): Promise<string> {
@@ -249,6 +264,36 @@ const TRIGGERS = {
       token: tenant.owner.token,
       body: JSON.stringify({ rows: [{ email: tenant.owner.email }] }),
     }),
+  JOIN_CODE_NOT_FOUND: () => join(student.token, 'ABCD-EFGH'),
+  JOIN_REQUEST_NOT_FOUND: () =>
+    call(h, { path: `/me/join-requests/${MISSING}/cancel`, method: 'POST', token: student.token }),
+  JOIN_BLOCK_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/join-blocks/${MISSING}`,
+      method: 'DELETE',
+      token: tenant.owner.token,
+    }),
+  JOIN_BLOCKED: async () => {
+    const person = await createActor(h);
+    await h.db.insert(joinBlocks).values({ tenantId: tenant.tenantId, userId: person.userId });
+    return join(person.token, await joinCode());
+  },
+  MEMBERSHIP_NOT_ACTIVE: async () => {
+    const { actor, membershipId } = await addMember(h, tenant.tenantId, 'STUDENT');
+    await h.db
+      .update(tenantMemberships)
+      .set({ suspendedAt: new Date() })
+      .where(and(eq(tenantMemberships.tenantId, tenant.tenantId), eq(tenantMemberships.id, membershipId)));
+    return join(actor.token, await joinCode());
+  },
+  JOIN_REQUEST_NOT_PENDING: async () => {
+    const person = await createActor(h);
+    const asked = await join(person.token, await joinCode({ requiresApproval: true }));
+    const { joinRequestId } = ((await asked.json()) as { data: { joinRequestId: string } }).data;
+    const cancel = { path: `/me/join-requests/${joinRequestId}/cancel`, method: 'POST', token: person.token };
+    expect((await call(h, cancel)).status).toBe(200);
+    return call(h, cancel);
+  },
   INVITATION_NOT_FOUND: () =>
     call(h, { path: `/tenants/${tenant.tenantId}/invitations/${MISSING}`, token: tenant.owner.token }),
   INVITATION_ALREADY_PENDING: async () => {

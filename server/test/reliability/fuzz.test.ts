@@ -37,6 +37,13 @@ beforeAll(async () => {
     ...(await sdk.webhooks.listDeliveries(tenant.tenantId, tenantHook.webhookId)).items,
     ...(await sdk.platformWebhooks.listDeliveries(platformHook.webhookId)).items,
   ];
+  // A join code that requires approval, and a stranger's request made with it.
+  const joinCode = await sdk.joinCodes.create(tenant.tenantId, { requiresApproval: true });
+  const asker = await createActor(h);
+  const asked = await createClient({ baseUrl: h.baseUrl, token: asker.token }).joinCodes.join(
+    joinCode.code ?? '',
+  );
+  if (asked.outcome !== 'requested') throw new Error('fuzz setup: the join request was not made');
   context = {
     tenantId: tenant.tenantId,
     membershipId,
@@ -46,6 +53,9 @@ beforeAll(async () => {
     deliveryIds: deliveries.map((delivery) => delivery.deliveryId),
     userId: (await createActor(h)).userId,
     validToken: admin.token,
+    joinCodeId: joinCode.joinCodeId,
+    joinCode: joinCode.code ?? '',
+    joinRequestId: asked.joinRequest.joinRequestId,
   };
 });
 afterAll(() => h?.close());

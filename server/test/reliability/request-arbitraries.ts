@@ -25,6 +25,10 @@ export type FuzzContext = {
   /** A user who may be erased (not the fuzzer's own caller). */
   userId: string;
   validToken: string;
+  /** A join code of the tenant (its id and its characters) and a join request made with it. */
+  joinCodeId: string;
+  joinCode: string;
+  joinRequestId: string;
 };
 
 /** The context's ids for a path parameter; any other name gets the membership's. */
@@ -36,6 +40,9 @@ const idsFor = (context: FuzzContext, name: string): string[] =>
     webhookId: context.webhookIds,
     deliveryId: context.deliveryIds,
     userId: [context.userId],
+    joinCodeId: [context.joinCodeId],
+    joinRequestId: [context.joinRequestId],
+    code: [context.joinCode, context.joinCode.toLowerCase().replace('-', '')],
   })[name] ?? [context.membershipId];
 
 const weird = fc.oneof(
@@ -159,6 +166,15 @@ const jsonBody = fc.oneof(
       ),
       description: fc.oneof(weird, fc.constant(null)),
       enabled: fc.oneof(fc.boolean(), weird),
+      // Join codes: what is typed, and what a code is made with.
+      code: fc.oneof(fc.stringMatching(/^[A-Z0-9]{4}-?[A-Z0-9]{4}$/), weird),
+      maxUses: fc.oneof(fc.integer({ min: -2, max: 20_000 }), fc.double(), weird),
+      requiresApproval: fc.oneof(fc.boolean(), weird),
+      expiresAt: fc.oneof(
+        fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+        weird,
+        fc.constant(null),
+      ),
     },
     { requiredKeys: [] },
   ),

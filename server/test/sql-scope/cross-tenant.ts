@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
  * statement is routed to one.
  */
 export const REASONS = {
-  me: 'the caller across their tenants (GET /me, /me/invitations, /me/ownership-transfers): one shard per tenant, gathered',
+  me: 'the caller across their tenants (GET /me, /me/invitations, /me/ownership-transfers, /me/join-requests): one shard per tenant, gathered',
   invitee:
     "the invitee's and nominee's answers name an invitation or transfer by its id alone: its tenant is learned from the row, then locked",
   identity:
@@ -20,6 +20,8 @@ export const REASONS = {
   maintenance:
     "purges, retention and background housekeeping (a process's roster imports' heartbeat, the stale ones): rows of every tenant",
   erasure: "a user's erasure reaches their rows in every tenant",
+  joiner:
+    "joining by a code names no tenant: the code is found by its HMAC alone (unique in every tenant, so a new one's characters are checked against all), then its tenant is locked; a person cancels their join request by its id alone",
   health: 'readiness probes a table, reading no row',
   'scoping-gap':
     'names a row by its id alone though its tenant is known and locked: correct, but every shard on Citus; reported for a fix',

@@ -11,6 +11,7 @@ import { envelopeClientErrors } from '../../src/http/client-error.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { Resolver } from '../../src/modules/webhooks/target-address.js';
+import { CodeTries } from '../../src/rate-limit/code-tries.js';
 import { RateLimiter, type RateLimitSettings } from '../../src/rate-limit/rate-limiter.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -45,6 +46,11 @@ export type TestServerOptions = {
   webhooks?: AppDeps['webhooks'];
   /** Admission other than the default (a test that holds its slots itself). */
   admission?: AppDeps['admission'];
+  /**
+   * Code redemptions (POST /join, GET /join/:code) a caller and an address may try a minute. Every
+   * test request comes from 127.0.0.1, so by default there is no limit; a test of the limit sets one.
+   */
+  codeTriesPerMinute?: number;
 };
 
 /**
@@ -71,6 +77,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     requestTimeoutMs: options.requestTimeoutMs,
     rateLimiter,
     ...(options.admission && { admission: options.admission }),
+    codeTries: CodeTries.create(database.db, options.codeTriesPerMinute ?? 0),
     webhooks: {
       allowPrivateNetworks: false,
       requireHttps: false,

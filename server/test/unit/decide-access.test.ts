@@ -39,6 +39,17 @@ describe('decideAccess', () => {
     ['a super administrator, in any tenant', 'tenantAdmin', superAdmin(), `level ${SUPER_ADMIN_LEVEL}`],
     // Only one who may see every tenant is told that one is missing.
     ['a super administrator, in a missing tenant', 'tenantAdmin', superAdmin(false), 'TENANT_NOT_FOUND'],
+    // Join codes and requests: TEACHERs manage them for their students.
+    ['a TEACHER, on a tenantTeacher route', 'tenantTeacher', member('TEACHER'), 'level 20'],
+    ['an OWNER, on a tenantTeacher route', 'tenantTeacher', member('OWNER'), 'level 40'],
+    ['a STUDENT, on a tenantTeacher route', 'tenantTeacher', member('STUDENT'), 'INSUFFICIENT_ROLE'],
+    ['a stranger, on a tenantTeacher route', 'tenantTeacher', member(null), 'TENANT_ACCESS_DENIED'],
+    [
+      'a super administrator, on a tenantTeacher route',
+      'tenantTeacher',
+      superAdmin(),
+      `level ${SUPER_ADMIN_LEVEL}`,
+    ],
   ])('%s', (_label, rule, facts, expected) => {
     expect(outcome(rule, facts)).toBe(expected);
   });

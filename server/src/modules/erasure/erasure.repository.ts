@@ -9,6 +9,7 @@ import {
   users,
 } from '../../db/schema.js';
 import { activeOwnersOf, isActiveOwner } from '../../rules/membership-status.sql.js';
+import { joiningTenantsOf } from './erasure-joining.js';
 import type { Pseudonym } from './pseudonym.js';
 
 /*
@@ -32,7 +33,8 @@ export async function lockUser(tx: Transaction, userId: string): Promise<UserRow
 /**
  * Locks, in id order (the order every writer of several tenants follows), the tenants whose rows
  * the erasure changes: those of the user's memberships, deleted ones included, and those with a
- * pending invitation to the user's address. Every writer of a tenant's memberships, invitations
+ * pending invitation to the user's address, and those of the user's pending join requests and join
+ * blocks. Every writer of a tenant's memberships, invitations
  * and transfers takes its tenant's lock first, so nothing the erasure checks (the last ACTIVE
  * OWNER, the pending invitations and transfers) changes before it commits.
  */
@@ -52,7 +54,13 @@ export async function lockTenantsOfPerson(
   await tx
     .select({ id: tenants.id })
     .from(tenants)
-    .where(or(inArray(tenants.id, ofMemberships), inArray(tenants.id, ofInvitations)))
+    .where(
+      or(
+        inArray(tenants.id, ofMemberships),
+        inArray(tenants.id, ofInvitations),
+        inArray(tenants.id, joiningTenantsOf(tx, userId)),
+      ),
+    )
     .orderBy(asc(tenants.id))
     .for('update');
 }

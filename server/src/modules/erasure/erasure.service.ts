@@ -25,6 +25,7 @@ import {
   pseudonymiseInvitations,
   pseudonymiseUser,
 } from './erasure.repository.js';
+import { cancelOpenJoinRequests, liftJoinBlocksOf } from './erasure-joining.js';
 import { rewritePersonsData } from './erasure-rewrite.js';
 import { personsRecordsInTrail } from './erasure-trail.repository.js';
 import { type ErasedPerson, pseudonymOf } from './pseudonym.js';
@@ -32,7 +33,7 @@ import { type ErasedPerson, pseudonymOf } from './pseudonym.js';
 /**
  * Erases a user for privacy (DELETE /admin/users/:userId), in one transaction, so that a failure
  * leaves nothing half erased: their memberships removed, their open invitations revoked and
- * transfers cancelled (each with its event, which shows the pseudonym already), their record and
+ * transfers cancelled, their pending join requests cancelled and join blocks lifted (each with its event, which shows the pseudonym already), their record and
  * invitations pseudonymised, then every stored copy of their data rewritten (the audit trail, the
  * answers kept for idempotent replay), and the erasure itself recorded as `user.erased`.
  *
@@ -63,6 +64,8 @@ export async function eraseUser(db: Database, audit: AuditContext, userId: strin
     const invitationsRevoked = await revokeOpenInvitations(tx, context, person.openInvitations);
     const transfersCancelled = await cancelOpenTransfers(tx, context, userId);
     const membershipsRemoved = await removeMemberships(tx, context, userId);
+    await cancelOpenJoinRequests(tx, context, userId);
+    await liftJoinBlocksOf(tx, context, userId);
 
     await deleteIdempotencyKeysOf(tx, userId);
     if (user.subject !== null) await deleteRateLimitHitsOf(tx, user.subject);

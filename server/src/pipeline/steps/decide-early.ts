@@ -4,7 +4,7 @@ import type { Admission } from '../../admission/admission.js';
 import type { Database } from '../../db/database.js';
 import { admitted } from '../admitted.js';
 import { requesterOf, tenantOf } from '../requester.js';
-import { accessRuleOf } from '../route-kinds.js';
+import { accessRuleOf, isTenantRule } from '../route-kinds.js';
 
 const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined ||
@@ -52,7 +52,7 @@ export function decideBeforeValidationAnswers(db: Database, admission: Admission
 }
 
 async function decided(db: Database, admission: Admission | undefined, req: Request): Promise<void> {
-  if (accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && !tenantOf(req)) return;
+  if (isTenantRule(accessRuleOf(req.tsRestRoute)) && !tenantOf(req)) return;
   const { caller, access } = await admitted(admission, req, 'read', () =>
     decideAsCaller(db, requesterOf(req)),
   );

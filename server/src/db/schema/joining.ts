@@ -1,0 +1,100 @@
+import { JOIN_REQUEST_STATUSES } from '@tms/contract';
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { timestamps } from './columns.js';
+import { membershipRole, tenants, users } from './people.js';
+
+/**
+ * Codes people type to join a tenant. The code itself is never stored readable: `lookup_hash` is
+ * its HMAC (found by what a person typed), `sealed_code` its encryption (shown again to those who
+ * may list codes); both keys live outside the database (CODE_SECRET, auth/code-keys.ts).
+ * Revoking clears neither: a revoked code is refused by `revoked_at`, and its hash keeps the
+ * characters from being drawn again by accident.
+ */
+export const joinCodes = pgTable(
+  'join_codes',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    lookupHash: text('lookup_hash').notNull(),
+    sealedCode: text('sealed_code').notNull(),
+    role: membershipRole('role').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    maxUses: integer('max_uses'),
+    uses: integer('uses').notNull().default(0),
+    requiresApproval: boolean('requires_approval').notNull().default(false),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (table) => [
+    // POST /join finds a code by what was typed, in every tenant at once.
+    uniqueIndex('join_codes_lookup_hash_key').on(table.lookupHash),
+    index('join_codes_tenant_id_idx').on(table.tenantId, table.id),
+  ],
+);
+
+export const joinRequestStatus = pgEnum('join_request_status', JOIN_REQUEST_STATUSES);
+
+/**
+ * A person's request to join, made with a code that requires approval. EXPIRED is stored lazily,
+ * as for invitations: a PENDING row past `expires_at` reads as EXPIRED.
+ */
+export const joinRequests = pgTable(
+  'join_requests',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    joinCodeId: uuid('join_code_id').references(() => joinCodes.id, { onDelete: 'set null' }),
+    role: membershipRole('role').notNull(),
+    status: joinRequestStatus('status').notNull().default('PENDING'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    decidedBy: uuid('decided_by').references(() => users.id, { onDelete: 'set null' }),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (table) => [
+    // One pending request per person and tenant.
+    uniqueIndex('join_requests_pending_key')
+      .on(table.tenantId, table.userId)
+      .where(sql`${table.status} = 'PENDING'`),
+    index('join_requests_tenant_id_idx').on(table.tenantId, table.id),
+    // GET /me/join-requests.
+    index('join_requests_user_id_idx').on(table.userId),
+  ],
+);
+
+/** People a tenant stopped from joining it by a code (or a domain), until an ADMIN lifts it. */
+export const joinBlocks = pgTable(
+  'join_blocks',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    joinRequestId: uuid('join_request_id'),
+    blockedBy: uuid('blocked_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ name: 'join_blocks_pkey', columns: [table.tenantId, table.userId] })],
+);
