@@ -23,6 +23,7 @@ import {
   unwrapProbe,
 } from './answers.js';
 import { auditEventsOf } from './audit-events.js';
+import { guardiansOf } from './guardians.js';
 import { invitationsOf } from './invitations.js';
 import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
 import { ownershipTransfersOf } from './ownership-transfers.js';
@@ -182,6 +183,7 @@ export function createClient(clientOptions: ClientOptions) {
     scimGroups: scimGroupsOf(send),
     webhooks: webhooksOf(send),
     platformWebhooks: platformWebhooksOf(send),
+    guardians: guardiansOf(send),
     users: {
       /**
        * Erases a user for privacy (super administrators): memberships removed, name and email

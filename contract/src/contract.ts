@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { auditEventsContract } from './audit/audit-events.contract.js';
+import { guardiansContract } from './guardians/guardians.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
 import { meContract } from './me/me.contract.js';
@@ -32,6 +33,7 @@ type Routers = {
   webhooks: typeof webhooksContract;
   platformWebhooks: typeof platformWebhooksContract;
   users: typeof usersContract;
+  guardians: typeof guardiansContract;
   me: typeof meContract;
   health: typeof healthContract;
 };
@@ -50,6 +52,7 @@ export const contract: Routers = c.router({
   webhooks: webhooksContract,
   platformWebhooks: platformWebhooksContract,
   users: usersContract,
+  guardians: guardiansContract,
   me: meContract,
   health: healthContract,
 });

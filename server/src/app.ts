@@ -3,7 +3,7 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type TsRestExpressOptions } from '@ts-rest/express';
 import express from 'express';
 import { Admission, DEFAULT_ADMISSION, DOWNLOADS } from './admission/admission.js';
-import type { CodeKeys } from './auth/code-keys.js';
+import { CodeKeys } from './auth/code-keys.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { DEFAULT_TENANT_RETENTION_DAYS } from './config.js';
 import type { Database } from './db/database.js';
@@ -19,6 +19,7 @@ import { requestLog } from './http/request-log.js';
 import type { Logger } from './logger.js';
 import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
+import { guardiansRoutes } from './modules/guardians/guardians.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
 import { invitationsRoutes } from './modules/invitations/invitations.router.js';
 import { meRoutes } from './modules/me/me.router.js';
@@ -39,7 +40,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.router.js';
 import { docsRouter } from './openapi/docs.router.js';
 import { buildRouter } from './pipeline/build-router.js';
 import { decideBeforeValidationAnswers } from './pipeline/steps/decide-early.js';
-import type { CodeTries } from './rate-limit/code-tries.js';
+import { CodeTries } from './rate-limit/code-tries.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 
 export type AppDeps = {
@@ -139,6 +140,10 @@ export function createApp(deps: AppDeps): express.Express {
       webhooks: webhooksRoutes(webhookTargets),
       platformWebhooks: platformWebhooksRoutes(webhookTargets),
       users: usersRoutes,
+      guardians: guardiansRoutes({
+        codeKeys: deps.codeKeys ?? CodeKeys.ephemeral(),
+        codeTries: deps.codeTries ?? CodeTries.create(db, 10),
+      }),
       me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
     },

@@ -61,6 +61,7 @@ const callerFields = (caller: CallerScope) => ({
 });
 
 const ADMIN_ROLES = ROLES.filter((role) => ROLE_LEVEL[role] >= TENANT_ADMIN_LEVEL);
+const TEACHER_ROLES = ROLES.filter((role) => ROLE_LEVEL[role] >= ROLE_LEVEL.TEACHER);
 
 /**
  * A gate on the data part of the statement, from the route's rule: a caller who will be refused
@@ -69,8 +70,9 @@ const ADMIN_ROLES = ROLES.filter((role) => ROLE_LEVEL[role] >= TENANT_ADMIN_LEVE
  */
 function mayRead(caller: CallerScope, rule: RouteAccess): SQL | undefined {
   if (rule === 'superAdmin') return sql`${caller.isSuperAdmin}`;
-  if (rule !== 'tenantAdmin') return undefined;
-  return sql`((${caller.isSuperAdmin} and ${caller.tenantExists}) or ${inArray(caller.tenantRole, ADMIN_ROLES)})`;
+  if (rule !== 'tenantAdmin' && rule !== 'tenantTeacher') return undefined;
+  const roles = rule === 'tenantAdmin' ? ADMIN_ROLES : TEACHER_ROLES;
+  return sql`((${caller.isSuperAdmin} and ${caller.tenantExists}) or ${inArray(caller.tenantRole, roles)})`;
 }
 
 type Row<T> = { caller: CallerRow; item: T | null };

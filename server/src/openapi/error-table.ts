@@ -21,7 +21,9 @@ const GROUP_NAMES: Record<RouteAccess, string | undefined> = {
   public: undefined,
   authenticated: undefined,
   superAdmin: 'every platform route (`/admin/…`)',
-  tenantAdmin: 'every tenant route (`/tenants/:tenantId/…`)',
+  tenantAdmin: 'every tenant route for ADMINs (`/tenants/:tenantId/…`)',
+  tenantTeacher: 'every tenant route for TEACHERs',
+  tenantCaller: undefined,
   scimToken: undefined,
 };
 const ACCESS_ORDER = Object.keys(GROUP_NAMES) as RouteAccess[];

@@ -10,6 +10,12 @@ const TRANSFERS = {
   description: 'Two-step transfers of a tenant: an OWNER offers, the nominee accepts under /me',
 };
 
+const GUARDIANS = {
+  name: 'Guardians',
+  description:
+    "Parents and guardians linked to a tenant's students: not members, they see only their own children (docs/guardians.md)",
+};
+
 const WEBHOOKS = {
   name: 'Webhooks',
   description:
@@ -51,6 +57,12 @@ export const TAGS = [
   { prefix: '/tenants/{tenantId}/webhooks', ...WEBHOOKS },
   { prefix: '/tenants/{tenantId}/roster-imports', ...ROSTERS },
   { prefix: '/tenants/{tenantId}/memberships/export', ...ROSTERS },
+  { prefix: '/tenants/{tenantId}/students', ...GUARDIANS },
+  { prefix: '/tenants/{tenantId}/guardian-links', ...GUARDIANS },
+  { prefix: '/tenants/{tenantId}/access', ...GUARDIANS },
+  { prefix: '/me/guardian-links', ...GUARDIANS },
+  { prefix: '/me/wards', ...GUARDIANS },
+  { prefix: '/me/guardians', ...GUARDIANS },
   { prefix: '/me/invitations', ...INVITATIONS },
   { prefix: '/me/ownership-transfers', ...TRANSFERS },
   {

@@ -1,3 +1,4 @@
+import { isTenantRule } from '@tms/contract';
 import type { Request } from 'express';
 import type { Requester } from '../access/read-as-caller.js';
 import type { AuditContext } from '../modules/audit/audit-context.js';
@@ -19,7 +20,7 @@ export function requesterOf(req: Request): Requester {
   return {
     claims,
     rule,
-    ...(rule === 'tenantAdmin' ? { tenantId: paramsOf(req).tenantId } : {}),
+    ...(isTenantRule(rule) ? { tenantId: paramsOf(req).tenantId } : {}),
     identified: (caller) => {
       req.state.caller = caller;
     },
@@ -30,9 +31,7 @@ export function requesterOf(req: Request): Requester {
 export function tenantOf(req: Request): string | undefined {
   const tenantId = paramsOf(req).tenantId;
   const rule = accessRuleOf(req.tsRestRoute);
-  return (rule === 'tenantAdmin' || rule === 'scimToken') && tenantId && isUuid(tenantId)
-    ? tenantId
-    : undefined;
+  return (isTenantRule(rule) || rule === 'scimToken') && tenantId && isUuid(tenantId) ? tenantId : undefined;
 }
 
 /** Who makes a change, and on which request: what its audit event records. */

@@ -1,4 +1,4 @@
-import { routeMetadata } from '@tms/contract';
+import { isTenantRule, routeMetadata } from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 
 export { accessRuleOf } from '../access/decide-access.js';
@@ -27,6 +27,6 @@ export function kindOf(route: AppRoute): RouteKind {
   if (metadata.access === 'public') return 'public';
   if (metadata.access === 'scimToken') return 'scim';
   if (route.method === 'GET') return 'read';
-  if (metadata.access !== 'tenantAdmin') return 'write';
+  if (!isTenantRule(metadata.access)) return 'write';
   return metadata.body === 'stream' ? 'upload' : 'tenantWrite';
 }

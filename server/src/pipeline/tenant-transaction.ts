@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { lockTenantForWrite } from '../access/access.repository.js';
 import type { CallerRow } from '../access/caller-read.repository.js';
-import { decideAccess, type TenantAccess } from '../access/decide-access.js';
+import { accessRuleOf, decideAccess, type TenantAccess } from '../access/decide-access.js';
 import type { Database } from '../db/database.js';
 import { ServiceUnavailableError } from '../errors/index.js';
 import { identify, identityIsCurrent, toCaller } from '../identity/identify.js';
@@ -50,7 +50,7 @@ export async function inTenantTransaction<T>(
         if (end.ended) throw tooLate();
         const caller = toCaller(found.user, claims.sub);
         req.state.caller = caller;
-        const access = decideAccess('tenantAdmin', {
+        const access = decideAccess(accessRuleOf(req.tsRestRoute), {
           isSuperAdmin: found.user.isSuperAdmin,
           tenant: { tenantId, ...found.tenant },
         }) as TenantAccess;

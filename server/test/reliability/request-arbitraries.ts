@@ -1,6 +1,7 @@
 import {
   AUDIT_ACTION_NAMES,
   contract,
+  GUARDIAN_RELATIONSHIPS,
   INVITATION_STATUSES,
   MEMBERSHIP_STATUSES,
   ROLES,
@@ -159,6 +160,9 @@ const jsonBody = fc.oneof(
       ),
       description: fc.oneof(weird, fc.constant(null)),
       enabled: fc.oneof(fc.boolean(), weird),
+      // Pairing codes: typed as a person would, near the alphabet, and far from it.
+      code: fc.oneof(fc.stringMatching(/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/), weird),
+      relationship: fc.oneof(fc.constantFrom(...GUARDIAN_RELATIONSHIPS), weird),
     },
     { requiredKeys: [] },
   ),

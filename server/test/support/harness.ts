@@ -11,6 +11,7 @@ import { envelopeClientErrors } from '../../src/http/client-error.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { Resolver } from '../../src/modules/webhooks/target-address.js';
+import { CodeTries } from '../../src/rate-limit/code-tries.js';
 import { RateLimiter, type RateLimitSettings } from '../../src/rate-limit/rate-limiter.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -45,6 +46,8 @@ export type TestServerOptions = {
   webhooks?: AppDeps['webhooks'];
   /** Admission other than the default (a test that holds its slots itself). */
   admission?: AppDeps['admission'];
+  /** A code-redeeming budget other than the app's default (0: unlimited). */
+  codeTriesPerMinute?: number;
 };
 
 /**
@@ -71,6 +74,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     requestTimeoutMs: options.requestTimeoutMs,
     rateLimiter,
     ...(options.admission && { admission: options.admission }),
+    ...(options.codeTriesPerMinute !== undefined && {
+      codeTries: CodeTries.create(database.db, options.codeTriesPerMinute),
+    }),
     webhooks: {
       allowPrivateNetworks: false,
       requireHttps: false,

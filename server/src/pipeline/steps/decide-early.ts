@@ -1,3 +1,4 @@
+import { isTenantRule } from '@tms/contract';
 import type { Request, RequestHandler } from 'express';
 import { decideAsCaller } from '../../access/read-as-caller.js';
 import type { Admission } from '../../admission/admission.js';
@@ -52,7 +53,7 @@ export function decideBeforeValidationAnswers(db: Database, admission: Admission
 }
 
 async function decided(db: Database, admission: Admission | undefined, req: Request): Promise<void> {
-  if (accessRuleOf(req.tsRestRoute) === 'tenantAdmin' && !tenantOf(req)) return;
+  if (isTenantRule(accessRuleOf(req.tsRestRoute)) && !tenantOf(req)) return;
   const { caller, access } = await admitted(admission, req, 'read', () =>
     decideAsCaller(db, requesterOf(req)),
   );
