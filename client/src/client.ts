@@ -23,6 +23,7 @@ import {
   unwrapProbe,
 } from './answers.js';
 import { auditEventsOf } from './audit-events.js';
+import { guardiansOf } from './guardians.js';
 import { invitationsOf } from './invitations.js';
 import { joinCodesOf, joinRequestsOf } from './joining.js';
 import type { CallOptions, ChangeOptions, ClientOptions, CreateOptions } from './options.js';
@@ -186,6 +187,7 @@ export function createClient(clientOptions: ClientOptions) {
     scimGroups: scimGroupsOf(send),
     webhooks: webhooksOf(send),
     platformWebhooks: platformWebhooksOf(send),
+    guardians: guardiansOf(send),
     users: {
       /**
        * Erases a user for privacy (super administrators): memberships removed, name and email

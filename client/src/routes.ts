@@ -115,6 +115,16 @@ export const routes = {
   users: {
     erase: { method: 'DELETE', path: '/admin/users/:userId' },
   },
+  guardians: {
+    createPairingCode: { method: 'POST', path: '/tenants/:tenantId/students/:userId/pairing-codes' },
+    listStudentGuardians: { method: 'GET', path: '/tenants/:tenantId/students/:userId/guardians' },
+    listLinks: { method: 'GET', path: '/tenants/:tenantId/guardian-links' },
+    removeLink: { method: 'DELETE', path: '/tenants/:tenantId/guardian-links/:guardianLinkId' },
+    accessOf: { method: 'GET', path: '/tenants/:tenantId/access/:userId' },
+    redeem: { method: 'POST', path: '/me/guardian-links' },
+    listWards: { method: 'GET', path: '/me/wards' },
+    listMyGuardians: { method: 'GET', path: '/me/guardians' },
+  },
   me: {
     get: { method: 'GET', path: '/me' },
   },

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { auditEventsContract } from './audit/audit-events.contract.js';
+import { guardiansContract } from './guardians/guardians.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
 import { joinCodesContract } from './joining/join-codes.contract.js';
@@ -34,6 +35,7 @@ type Routers = {
   webhooks: typeof webhooksContract;
   platformWebhooks: typeof platformWebhooksContract;
   users: typeof usersContract;
+  guardians: typeof guardiansContract;
   me: typeof meContract;
   health: typeof healthContract;
   joinCodes: typeof joinCodesContract;
@@ -54,6 +56,7 @@ export const contract: Routers = c.router({
   webhooks: webhooksContract,
   platformWebhooks: platformWebhooksContract,
   users: usersContract,
+  guardians: guardiansContract,
   me: meContract,
   health: healthContract,
   joinCodes: joinCodesContract,

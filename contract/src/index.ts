@@ -9,6 +9,8 @@ export * from './common/pagination.js';
 export * from './common/text.js';
 export * from './contract.js';
 export * from './envelope.js';
+export * from './guardians/guardians.contract.js';
+export * from './guardians/guardians.schemas.js';
 export * from './health/health.contract.js';
 export * from './invitations/invitations.contract.js';
 export * from './invitations/invitations.schemas.js';

@@ -38,6 +38,7 @@ const BY_ACCESS = {
   superAdmin: ['SUPER_ADMIN_REQUIRED'],
   tenantAdmin: ['TENANT_ACCESS_DENIED', 'INSUFFICIENT_ROLE', 'TENANT_NOT_FOUND'],
   tenantTeacher: ['TENANT_ACCESS_DENIED', 'INSUFFICIENT_ROLE', 'TENANT_NOT_FOUND'],
+  tenantCaller: ['TENANT_ACCESS_DENIED', 'INSUFFICIENT_ROLE', 'TENANT_NOT_FOUND'],
   // SCIM routes answer SCIM errors (scim/scim.contract.ts), none of the API's codes.
   scimToken: [],
 } as const satisfies Record<RouteAccess, readonly ResponseCode[]>;

@@ -28,7 +28,7 @@ describe('the contract', () => {
       expect(
         (route.metadata as { access?: string } | undefined)?.access,
         `${route.method} ${route.path}`,
-      ).toMatch(/^(public|authenticated|superAdmin|tenantAdmin|tenantTeacher)$/);
+      ).toMatch(/^(public|authenticated|superAdmin|tenantAdmin|tenantTeacher|tenantCaller)$/);
     }
   });
 

@@ -19,6 +19,7 @@ import { requestLog } from './http/request-log.js';
 import type { Logger } from './logger.js';
 import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
+import { guardiansRoutes } from './modules/guardians/guardians.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
 import { invitationsRoutes } from './modules/invitations/invitations.router.js';
 import { joinCodesRoutes } from './modules/joining/join-codes.router.js';
@@ -143,6 +144,10 @@ export function createApp(deps: AppDeps): express.Express {
       webhooks: webhooksRoutes(webhookTargets),
       platformWebhooks: platformWebhooksRoutes(webhookTargets),
       users: usersRoutes,
+      guardians: guardiansRoutes({
+        codeKeys: deps.codeKeys ?? CodeKeys.ephemeral(),
+        codeTries: deps.codeTries ?? CodeTries.create(db, 10),
+      }),
       me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
       joinCodes: joinCodesRoutes({ codeKeys, codeTries }),

@@ -131,6 +131,42 @@ export const AUDIT_ACTIONS = {
     after: 'OwnershipTransfer',
     when: 'POST /me/ownership-transfers/:id/decline',
   },
+  'guardian_link.created': {
+    target: 'guardian_link',
+    before: 'null',
+    after: 'GuardianLink',
+    when: 'POST /me/guardian-links (a redeemed pairing code)',
+  },
+  'guardian_link.reactivated': {
+    target: 'guardian_link',
+    before: 'GuardianLink',
+    after: 'GuardianLink',
+    when: 'POST /me/guardian-links: a REVOKED link of the same guardian and student made ACTIVE again',
+  },
+  'guardian_link.revoked': {
+    target: 'guardian_link',
+    before: 'GuardianLink',
+    after: 'GuardianLink',
+    when: "DELETE …/guardian-links/:id, DELETE …/memberships/:id (the student's)",
+  },
+  'guardian_link.removed': {
+    target: 'guardian_link',
+    before: 'GuardianLink',
+    after: 'null',
+    when: 'DELETE /admin/users/:userId (the guardian or the student erased)',
+  },
+  'pairing_code.created': {
+    target: 'pairing_code',
+    before: 'null',
+    after: 'PairingCodeSummary',
+    when: 'POST …/students/:userId/pairing-codes (the code itself is never recorded)',
+  },
+  'pairing_code.revoked': {
+    target: 'pairing_code',
+    before: 'PairingCodeSummary',
+    after: 'PairingCodeSummary',
+    when: "POST …/students/:userId/pairing-codes making the student's sixth live code: the oldest is revoked",
+  },
   'super_admin.granted': {
     target: 'user',
     before: 'SuperAdminFlag',
@@ -279,5 +315,7 @@ export const AUDIT_TARGET_TYPES = [
   'scim_group',
   'join_code',
   'join_request',
+  'guardian_link',
+  'pairing_code',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

@@ -8,8 +8,10 @@ import type { ResponseCode } from '../response-codes.js';
  * - authenticated: any valid token
  * - superAdmin: platform routes
  * - tenantAdmin: OWNER or ADMIN of the URL's tenant, or a super administrator
- * - tenantTeacher: TEACHER, ADMIN or OWNER of the URL's tenant, or a super administrator (join
- *   codes and join requests, which teachers manage for their students)
+ * - tenantTeacher: TEACHER and above of the URL's tenant, or a super administrator
+ * - tenantCaller: anyone signed in, with their role in the URL's tenant (none: level 0); the
+ *   route's service decides on it and on the caller's own part in what it names (a student's own
+ *   pairing code, a guardian's own link), and refuses anyone else as tenantAdmin would
  * - scimToken: a SCIM token of the URL's tenant (its directory), and nobody else: no user's token
  */
 export type RouteAccess =
@@ -18,7 +20,14 @@ export type RouteAccess =
   | 'superAdmin'
   | 'tenantAdmin'
   | 'tenantTeacher'
+  | 'tenantCaller'
   | 'scimToken';
+
+/** The rules of a tenant's routes (`/tenants/:tenantId/...`, but its directory's): decided on the caller's role there. */
+export const TENANT_RULES = ['tenantAdmin', 'tenantTeacher', 'tenantCaller'] as const satisfies RouteAccess[];
+export type TenantRule = (typeof TENANT_RULES)[number];
+export const isTenantRule = (rule: RouteAccess): rule is TenantRule =>
+  (TENANT_RULES as readonly string[]).includes(rule);
 
 export type RouteMetadata = {
   access: RouteAccess;

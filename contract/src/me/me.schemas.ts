@@ -23,5 +23,17 @@ export const MeSchema = z.object({
       endsAt: TimestampSchema.nullable(),
     }),
   ),
+  guardianOf: z
+    .array(
+      z.object({
+        tenantId: UuidSchema,
+        tenantSlug: z.string(),
+        tenantName: z.string(),
+        studentUserIds: z.array(UuidSchema),
+      }),
+    )
+    .describe(
+      "The tenants where the caller is an ACTIVE guardian, and of whom: a guardian link opens none of the tenant's routes",
+    ),
 });
 export type Me = z.infer<typeof MeSchema>;

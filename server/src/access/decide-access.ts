@@ -1,4 +1,12 @@
-import { ROLE_LEVEL, type Role, type RouteAccess, routeMetadata, TENANT_ADMIN_LEVEL } from '@tms/contract';
+import {
+  isTenantRule,
+  ROLE_LEVEL,
+  type Role,
+  type RouteAccess,
+  routeMetadata,
+  TENANT_ADMIN_LEVEL,
+  type TenantRule,
+} from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 import {
   InsufficientRoleError,
@@ -6,27 +14,29 @@ import {
   TenantAccessDeniedError,
   TenantNotFoundError,
 } from '../errors/index.js';
+import { NO_ROLE_LEVEL } from '../rules/policy.js';
 
 /** The access rule a route declares in the contract (`metadata.access`). */
 export const accessRuleOf = (route: { metadata?: unknown } | undefined): RouteAccess =>
   route ? routeMetadata(route as AppRoute).access : 'authenticated';
 
-/** The rules of tenant routes, and the lowest role each lets in. */
-const TENANT_RULE_LEVEL: Partial<Record<RouteAccess, number>> = {
-  tenantAdmin: TENANT_ADMIN_LEVEL,
-  tenantTeacher: ROLE_LEVEL.TEACHER,
-};
-
-/** Whether a rule is a tenant route's: the URL names the tenant, and the caller's role there decides. */
-export const isTenantRule = (rule: RouteAccess): boolean => TENANT_RULE_LEVEL[rule] !== undefined;
-
 /** Above OWNER: a super administrator may do anything an OWNER may, in every tenant. */
 export const SUPER_ADMIN_LEVEL = 100;
+
+/**
+ * The lowest level each tenant rule lets through. tenantCaller lets everyone through, a
+ * non-member at level 0: its service decides on the caller's own part in what the route names.
+ */
+export const RULE_LEVEL = {
+  tenantAdmin: TENANT_ADMIN_LEVEL,
+  tenantTeacher: ROLE_LEVEL.TEACHER,
+  tenantCaller: NO_ROLE_LEVEL,
+} as const satisfies Record<TenantRule, number>;
 
 /** What a tenant route's handler may do in the URL's tenant. */
 export type TenantAccess = {
   tenantId: string;
-  /** The caller's effective level in this tenant. */
+  /** The caller's effective level in this tenant (NO_ROLE_LEVEL: no ACTIVE membership). */
   level: number;
   isSuperAdmin: boolean;
 };
@@ -47,15 +57,20 @@ export type AccessFacts = {
  */
 export function decideAccess(rule: RouteAccess, facts: AccessFacts): TenantAccess | undefined {
   if (rule === 'superAdmin' && !facts.isSuperAdmin) throw new SuperAdminRequiredError();
-  const lowest = TENANT_RULE_LEVEL[rule];
-  if (lowest === undefined || !facts.tenant) return undefined;
+  if (!isTenantRule(rule) || !facts.tenant) return undefined;
   const { tenantId, exists, role } = facts.tenant;
   if (facts.isSuperAdmin) {
     if (!exists) throw new TenantNotFoundError(tenantId);
     return { tenantId, level: SUPER_ADMIN_LEVEL, isSuperAdmin: true };
   }
-  if (role === null) throw new TenantAccessDeniedError();
+  if (role === null) {
+    if (rule === 'tenantCaller' && exists) return { tenantId, level: NO_ROLE_LEVEL, isSuperAdmin: false };
+    throw new TenantAccessDeniedError();
+  }
   const level = ROLE_LEVEL[role];
-  if (level < lowest) throw new InsufficientRoleError();
+  if (level < RULE_LEVEL[rule]) throw new InsufficientRoleError(insufficientMessage(rule));
   return { tenantId, level, isSuperAdmin: false };
 }
+
+const insufficientMessage = (rule: TenantRule): string | undefined =>
+  rule === 'tenantTeacher' ? 'Only TEACHER members and above may use this route' : undefined;

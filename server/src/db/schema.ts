@@ -3,6 +3,7 @@
  * people and their memberships, request bookkeeping, history (audit trail and webhooks), rosters,
  * the directory's (SCIM) tokens and groups, joining (codes, requests, blocks).
  */
+export * from './schema/guardians.js';
 export * from './schema/history.js';
 export * from './schema/joining.js';
 export * from './schema/people.js';
@@ -10,6 +11,7 @@ export * from './schema/requests.js';
 export * from './schema/rosters.js';
 export * from './schema/scim.js';
 
+import type { guardianLinks, pairingCodes } from './schema/guardians.js';
 import type { auditEvents, webhookDeliveries, webhookEndpoints } from './schema/history.js';
 import type { invitations, ownershipTransfers, tenantMemberships, tenants, users } from './schema/people.js';
 import type { rosterImports } from './schema/rosters.js';
@@ -22,6 +24,8 @@ export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type OwnershipTransferRow = typeof ownershipTransfers.$inferSelect;
 export type RosterImportRow = typeof rosterImports.$inferSelect;
+export type GuardianLinkRow = typeof guardianLinks.$inferSelect;
+export type PairingCodeRow = typeof pairingCodes.$inferSelect;
 /**
  * A membership as the service reads it: `search` is for the database's index alone, `scim_name`
  * for the directory's reads alone (modules/scim).

@@ -2,6 +2,7 @@ import type { ResponseCode } from '@tms/contract';
 import * as access from './access-errors.js';
 import type { AppError } from './app-error.js';
 import * as conflict from './conflict-errors.js';
+import * as guardian from './guardian-errors.js';
 import * as joining from './join-errors.js';
 import * as notFound from './not-found-errors.js';
 import * as request from './request-errors.js';
@@ -30,6 +31,13 @@ export const ERROR_EXAMPLES = {
   TENANT_NOT_FOUND: () => new notFound.TenantNotFoundError('01955b12-0535-7604-963c-bac14605396b'),
   MEMBERSHIP_NOT_FOUND: () => new notFound.MembershipNotFoundError('0195609b-8d70-796c-9954-6a8639bab893'),
   USER_NOT_FOUND: () => new notFound.UserNotFoundError('019566bd-2f07-726d-9713-1d4febc2e113'),
+  STUDENT_NOT_FOUND: () => new guardian.StudentNotFoundError('0195609b-8d70-796c-9954-6a8639bab893'),
+  GUARDIAN_LINK_NOT_FOUND: () =>
+    new guardian.GuardianLinkNotFoundError('019a8c2e-4b1d-7c3e-9f0a-5d6e7f809a1c'),
+  PAIRING_CODE_NOT_FOUND: () => new guardian.PairingCodeNotFoundError(),
+  GUARDIAN_LINK_ALREADY_EXISTS: () => new guardian.GuardianLinkAlreadyExistsError(),
+  GUARDIAN_LIMIT_REACHED: () => new guardian.GuardianLimitReachedError(6),
+  GUARDIAN_OF_SELF: () => new guardian.GuardianOfSelfError(),
   INVITATION_NOT_FOUND: () => new notFound.InvitationNotFoundError('019a8c2e-4b1d-7c3e-9f0a-5d6e7f809a1b'),
   TRANSFER_NOT_FOUND: () => new notFound.TransferNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e0f'),
   WEBHOOK_NOT_FOUND: () => new notFound.WebhookNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e10'),

@@ -21,8 +21,9 @@ const GROUP_NAMES: Record<RouteAccess, string | undefined> = {
   public: undefined,
   authenticated: undefined,
   superAdmin: 'every platform route (`/admin/…`)',
-  tenantAdmin: 'every tenant route (`/tenants/:tenantId/…`)',
-  tenantTeacher: 'every tenant route open to TEACHERs (join codes, join requests)',
+  tenantAdmin: 'every tenant route for ADMINs (`/tenants/:tenantId/…`)',
+  tenantTeacher: 'every tenant route open to TEACHERs (join codes, join requests, guardians)',
+  tenantCaller: undefined,
   scimToken: undefined,
 };
 const ACCESS_ORDER = Object.keys(GROUP_NAMES) as RouteAccess[];

@@ -1,6 +1,7 @@
 import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
 import { type Example, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
 import { EXPORT_RESPONSE_MEDIA, type ResponseMedia } from './export-examples.js';
+import { GUARDIAN_REQUEST_EXAMPLES, GUARDIAN_RESPONSE_EXAMPLES } from './guardian-examples.js';
 import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
 import { JOINING_REQUEST_EXAMPLES, JOINING_RESPONSE_EXAMPLES } from './joining-examples.js';
 import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
@@ -26,6 +27,7 @@ export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>>
   ROSTER_REQUEST_EXAMPLES,
   SCIM_REQUEST_EXAMPLES,
   JOINING_REQUEST_EXAMPLES,
+  GUARDIAN_REQUEST_EXAMPLES,
 );
 
 const RESPONSE_FILES: ByOperation<object>[] = [
@@ -37,6 +39,7 @@ const RESPONSE_FILES: ByOperation<object>[] = [
   ROSTER_RESPONSE_EXAMPLES,
   SCIM_RESPONSE_EXAMPLES,
   JOINING_RESPONSE_EXAMPLES,
+  GUARDIAN_RESPONSE_EXAMPLES,
 ];
 
 /** Likewise per operation and status. */

@@ -159,6 +159,7 @@ const me: Me = {
       endsAt: null,
     },
   ],
+  guardianOf: [],
 };
 
 export const ok = <T>(data: T) => ({ success: true as const, data });

@@ -16,6 +16,12 @@ const JOINING = {
     'Joining without an invitation: join codes (TEACHERs and above make them, anyone signed in redeems one) and join requests (docs/joining.md)',
 };
 
+const GUARDIANS = {
+  name: 'Guardians',
+  description:
+    "Parents and guardians linked to a tenant's students: not members, they see only their own children (docs/guardians.md)",
+};
+
 const WEBHOOKS = {
   name: 'Webhooks',
   description:
@@ -58,6 +64,12 @@ export const TAGS = [
   { prefix: '/tenants/{tenantId}/roster-imports', ...ROSTERS },
   { prefix: '/tenants/{tenantId}/memberships/export', ...ROSTERS },
   { prefix: '/tenants/{tenantId}/join-', ...JOINING },
+  { prefix: '/tenants/{tenantId}/students', ...GUARDIANS },
+  { prefix: '/tenants/{tenantId}/guardian-links', ...GUARDIANS },
+  { prefix: '/tenants/{tenantId}/access', ...GUARDIANS },
+  { prefix: '/me/guardian-links', ...GUARDIANS },
+  { prefix: '/me/wards', ...GUARDIANS },
+  { prefix: '/me/guardians', ...GUARDIANS },
   { prefix: '/me/invitations', ...INVITATIONS },
   { prefix: '/me/join-requests', ...JOINING },
   { prefix: '/join', ...JOINING },

@@ -1,5 +1,5 @@
+import { isTenantRule } from '@tms/contract';
 import type { Request } from 'express';
-import { isTenantRule } from '../access/decide-access.js';
 import type { Requester } from '../access/read-as-caller.js';
 import type { AuditContext } from '../modules/audit/audit-context.js';
 import { isUuid } from '../uuid.js';

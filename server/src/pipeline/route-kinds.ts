@@ -1,9 +1,7 @@
-import { routeMetadata } from '@tms/contract';
+import { isTenantRule, routeMetadata } from '@tms/contract';
 import type { AppRoute } from '@ts-rest/core';
 
-import { isTenantRule } from '../access/decide-access.js';
-
-export { accessRuleOf, isTenantRule } from '../access/decide-access.js';
+export { accessRuleOf } from '../access/decide-access.js';
 
 /**
  * The kinds of route, each with one list of steps (pipelines.ts) and one kind of handler context

@@ -11,6 +11,12 @@ export { ROLE_LEVEL };
 export const levelOf = (role: Role): number => ROLE_LEVEL[role];
 
 /**
+ * The level of a caller with no ACTIVE membership in the tenant, let through by a tenantCaller
+ * route (a guardian revoking their own link): below every role.
+ */
+export const NO_ROLE_LEVEL = 0;
+
+/**
  * Actions only an OWNER takes, though ADMINs may reach their routes (and read what they change):
  * handing the tenant over is the OWNER's decision; an endpoint sends the tenant's whole history
  * (every member's name and address) to a URL of the caller's choosing, signed with a secret only

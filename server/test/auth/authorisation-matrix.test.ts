@@ -14,11 +14,13 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flattenRoutes } from '../../src/app.js';
 import {
+  guardianLinks,
   invitations,
   joinBlocks,
   joinCodes,
   joinRequests,
   ownershipTransfers,
+  pairingCodes,
   rosterImports,
   scimGroups,
   scimTokens,
@@ -36,6 +38,7 @@ import {
   unique,
 } from '../support/factories.js';
 import { startTestServer, TEST_SECRET, type TestServer } from '../support/harness.js';
+import { sdkOf } from '../support/sdk.js';
 
 /**
  * Every route of the contract, crossed with every kind of caller and every kind of target. Each
@@ -46,7 +49,11 @@ let h: TestServer;
 beforeAll(async () => {
   // The world's endpoints point at 127.0.0.1's discard port: registering them needs private
   // networks allowed. Nothing delivers to them: no test server runs the delivery worker.
-  h = await startTestServer({ webhooks: { allowPrivateNetworks: true, requireHttps: false } });
+  // Redeeming pairing codes is not budgeted here: every cell's try comes from one address.
+  h = await startTestServer({
+    webhooks: { allowPrivateNetworks: true, requireHttps: false },
+    codeTriesPerMinute: 0,
+  });
 });
 afterAll(() => h?.close());
 
@@ -60,6 +67,7 @@ const CALLERS = [
   'OWNER',
   'superAdmin',
   'otherOwner',
+  'guardian',
 ] as const;
 const TARGETS = ['ownTenant', 'otherTenant', 'missingTenant', 'otherTenantsMembership'] as const;
 type CallerKind = (typeof CALLERS)[number];
@@ -70,12 +78,27 @@ type Target = (typeof TARGETS)[number];
  * each with a webhook endpoint and one delivery of it, and one platform endpoint likewise.
  */
 type World = {
-  a: { tenantId: string; members: Record<Role, Actor>; studentMembershipId: string } & Pending & Hook;
-  b: { tenantId: string; owner: Actor; studentMembershipId: string } & Pending & Hook;
+  a: { tenantId: string; members: Record<Role, Actor>; studentMembershipId: string } & Pending & Hook & Ward;
+  b: { tenantId: string; owner: Actor; studentMembershipId: string } & Pending & Hook & Ward;
   platform: Hook;
   superAdmin: Actor;
   outsider: Actor;
+  /** A guardian of tenant A's STUDENT, and of nobody else: a member of no tenant. */
+  guardian: Actor;
+  /** A live pairing code of tenant A's STUDENT. */
+  pairingCode: string;
 };
+
+/** A tenant's STUDENT and an ACTIVE guardian link to them. */
+type Ward = { studentUserId: string; guardianLinkId: string };
+
+/** A new user linked to the tenant's student through a pairing code its OWNER made. */
+async function wardOf(owner: Actor, tenantId: string, studentUserId: string, guardian?: Actor) {
+  const who = guardian ?? (await createActor(h));
+  const { code } = await sdkOf(h, owner).guardians.createPairingCode(tenantId, studentUserId);
+  const link = await sdkOf(h, who).guardians.redeem({ code, relationship: 'PARENT' });
+  return { guardian: who, ward: { studentUserId, guardianLinkId: link.guardianLinkId } };
+}
 
 type Hook = { webhookId: string; deliveryId: string };
 const MATRIX_HOOK = { url: 'http://127.0.0.1:9/matrix', events: ['*' as const] };
@@ -196,6 +219,12 @@ async function buildWorld(withTransfer: boolean): Promise<World> {
   }
   const bStudent = await addMember(h, b.tenantId, 'STUDENT');
   const superAdmin = await createSuperAdmin(h);
+  const aWard = await wardOf(a.owner, a.tenantId, members.STUDENT.userId);
+  const bWard = await wardOf(b.owner, b.tenantId, bStudent.actor.userId);
+  const { code: pairingCode } = await sdkOf(h, a.owner).guardians.createPairingCode(
+    a.tenantId,
+    members.STUDENT.userId,
+  );
   // The platform may have 20 endpoints: the previous cells' go, this cell's comes.
   await h.db.delete(webhookEndpoints).where(isNull(webhookEndpoints.tenantId));
   return {
@@ -203,6 +232,7 @@ async function buildWorld(withTransfer: boolean): Promise<World> {
       tenantId: a.tenantId,
       members,
       studentMembershipId,
+      ...aWard.ward,
       ...(await pendingIn(a.tenantId, a.ownerMembershipId, withTransfer)),
       ...(await hookOf(a.owner, a.tenantId)),
     },
@@ -210,12 +240,15 @@ async function buildWorld(withTransfer: boolean): Promise<World> {
       tenantId: b.tenantId,
       owner: b.owner,
       studentMembershipId: bStudent.membershipId,
+      ...bWard.ward,
       ...(await pendingIn(b.tenantId, b.ownerMembershipId, withTransfer)),
       ...(await hookOf(b.owner, b.tenantId)),
     },
     platform: await hookOf(superAdmin, null),
     superAdmin,
     outsider: await createActor(h),
+    guardian: aWard.guardian,
+    pairingCode,
   };
 }
 
@@ -235,6 +268,8 @@ async function authorization(kind: CallerKind, world: World): Promise<string | u
       return `Bearer ${world.superAdmin.token}`;
     case 'otherOwner':
       return `Bearer ${world.b.owner.token}`;
+    case 'guardian':
+      return `Bearer ${world.guardian.token}`;
     default:
       return `Bearer ${world.a.members[kind].token}`;
   }
@@ -252,6 +287,8 @@ type Place = {
   importId: string;
   scimTokenId: string;
   groupId: string;
+  studentUserId: string;
+  guardianLinkId: string;
 } & Joining;
 
 /** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer, an endpoint). */
@@ -268,6 +305,8 @@ function place(target: Target, world: World): Place {
     joinCodeId: t.joinCodeId,
     joinRequestId: t.joinRequestId,
     blockedUserId: t.blockedUserId,
+    studentUserId: t.studentUserId,
+    guardianLinkId: t.guardianLinkId,
   });
   switch (target) {
     case 'ownTenant':
@@ -288,6 +327,8 @@ function place(target: Target, world: World): Place {
         joinCodeId: randomUUID(),
         joinRequestId: randomUUID(),
         blockedUserId: randomUUID(),
+        studentUserId: randomUUID(),
+        guardianLinkId: randomUUID(),
       };
     case 'otherTenantsMembership':
       return { tenantId: world.a.tenantId, ...ids(world.b) };
@@ -307,6 +348,9 @@ const CHILD_IDS = [
   [':joinRequestId', 'JOIN_REQUEST_NOT_FOUND'],
   // The blocked person of another tenant is not blocked here.
   [':tenantId/join-blocks/:userId', 'JOIN_BLOCK_NOT_FOUND'],
+  [':guardianLinkId', 'GUARDIAN_LINK_NOT_FOUND'],
+  // Another tenant's student is no student here (…/access/:userId names any user: not a child).
+  ['/students/:userId', 'STUDENT_NOT_FOUND'],
 ] as const;
 const childOf = (route: AppRoute) => CHILD_IDS.find(([param]) => route.path.includes(param));
 
@@ -315,7 +359,14 @@ type RouteKey = { [G in keyof Contract]: `${G & string}.${keyof Contract[G] & st
  * `success`: the answer of a caller the rules let through. `toOthers`: on an invitee's or nominee's
  * own routes, what every caller who is not that person gets (the matrix's callers never are).
  */
-type Request = { path: string; body?: unknown; success: number; toOthers?: ResponseCode };
+type Request = {
+  path: string;
+  body?: unknown;
+  success: number;
+  toOthers?: ResponseCode;
+  /** On the caller's own routes, what a caller of this kind gets instead (its part in the world). */
+  byCaller?: Partial<Record<CallerKind, ResponseCode>>;
+};
 
 /** One valid request per route; a route added to the contract without one here fails to compile. */
 const REQUESTS = {
@@ -461,6 +512,29 @@ const REQUESTS = {
   }),
   'users.erase': (_p, w) => ({ path: `/admin/users/${w.outsider.userId}`, success: 204 }),
   'me.get': () => ({ path: '/me', success: 200 }),
+  'guardians.createPairingCode': (p) => ({
+    path: `/tenants/${p.tenantId}/students/${p.studentUserId}/pairing-codes`,
+    success: 201,
+  }),
+  'guardians.listStudentGuardians': (p) => ({
+    path: `/tenants/${p.tenantId}/students/${p.studentUserId}/guardians`,
+    success: 200,
+  }),
+  'guardians.listLinks': (p) => ({ path: `/tenants/${p.tenantId}/guardian-links`, success: 200 }),
+  'guardians.removeLink': (p) => ({
+    path: `/tenants/${p.tenantId}/guardian-links/${p.guardianLinkId}`,
+    success: 200,
+  }),
+  'guardians.accessOf': (p) => ({ path: `/tenants/${p.tenantId}/access/${p.studentUserId}`, success: 200 }),
+  'guardians.redeem': (_p, w) => ({
+    path: '/me/guardian-links',
+    body: { code: w.pairingCode, relationship: 'RELATIVE' },
+    success: 201,
+    // The code is tenant A's STUDENT's: they cannot guard themselves, and their guardian is one already.
+    byCaller: { STUDENT: 'GUARDIAN_OF_SELF', guardian: 'GUARDIAN_LINK_ALREADY_EXISTS' },
+  }),
+  'guardians.listWards': () => ({ path: '/me/wards', success: 200 }),
+  'guardians.listMyGuardians': () => ({ path: '/me/guardians', success: 200 }),
   'scimTokens.create': (p) => ({
     path: `/tenants/${p.tenantId}/scim-tokens`,
     body: { description: 'matrix' },
@@ -585,6 +659,14 @@ const ACCESS = {
   'platformWebhooks.retryDelivery': 'superAdmin',
   'users.erase': 'superAdmin',
   'me.get': 'authenticated',
+  'guardians.createPairingCode': 'tenantCaller',
+  'guardians.listStudentGuardians': 'tenantTeacher',
+  'guardians.listLinks': 'tenantTeacher',
+  'guardians.removeLink': 'tenantCaller',
+  'guardians.accessOf': 'tenantAdmin',
+  'guardians.redeem': 'authenticated',
+  'guardians.listWards': 'authenticated',
+  'guardians.listMyGuardians': 'authenticated',
   'scimTokens.create': 'tenantAdmin',
   'scimTokens.list': 'tenantAdmin',
   'scimTokens.revoke': 'tenantAdmin',
@@ -641,7 +723,7 @@ function expected(
   const access = ACCESS[key];
   if (access === 'public') return success;
   if (kind === 'anonymous' || kind === 'malformed' || kind === 'expired') return 'UNAUTHENTICATED';
-  if (access === 'authenticated') return request.toOthers ?? success;
+  if (access === 'authenticated') return request.byCaller?.[kind] ?? request.toOthers ?? success;
   const takesTenant = route.path.includes(':tenantId');
   const child = childOf(route);
   if (access === 'superAdmin') {
@@ -652,14 +734,40 @@ function expected(
     if (target === 'missingTenant') return 'TENANT_NOT_FOUND';
   } else {
     const role = roleIn(kind, target);
+    if (access === 'tenantCaller') return callersOwn(key, kind, target, role, request);
     if (!role) return 'TENANT_ACCESS_DENIED';
-    // `tenantTeacher` routes (join codes and requests) let TEACHERs in as well.
-    if (role === 'STUDENT' || (role === 'TEACHER' && access !== 'tenantTeacher')) return 'INSUFFICIENT_ROLE';
+    if (role === 'STUDENT' && access === 'tenantTeacher') return 'INSUFFICIENT_ROLE';
+    if ((role === 'STUDENT' || role === 'TEACHER') && access === 'tenantAdmin') return 'INSUFFICIENT_ROLE';
   }
   if (OWNER_ONLY.has(key) && kind !== 'superAdmin' && roleIn(kind, target) !== 'OWNER')
     return 'INSUFFICIENT_ROLE';
   if (child && target === 'otherTenantsMembership') return child[1];
   return success;
+}
+
+/**
+ * The tenantCaller routes (docs/guardians.md): a pairing code is the student's own to make, or a
+ * TEACHER's and above; a link is revoked by an ADMIN and above, or by its own guardian, who is no
+ * member. Anyone else with no role in the tenant is refused as a stranger.
+ */
+function callersOwn(
+  key: RouteKey,
+  kind: CallerKind,
+  target: Target,
+  role: Role | undefined,
+  request: Request,
+): number | ResponseCode {
+  const child = target === 'otherTenantsMembership' ? childOf(ROUTE_OF[key])?.[1] : undefined;
+  if (key === 'guardians.removeLink') {
+    if (kind === 'guardian' && target === 'ownTenant') return request.success;
+    if (!role) return 'TENANT_ACCESS_DENIED';
+    if (role === 'STUDENT' || role === 'TEACHER') return 'INSUFFICIENT_ROLE';
+    return child ?? request.success;
+  }
+  if (!role) return 'TENANT_ACCESS_DENIED';
+  // The URL's student is tenant A's STUDENT on ownTenant, tenant B's on otherTenantsMembership.
+  if (role === 'STUDENT') return target === 'ownTenant' ? request.success : 'INSUFFICIENT_ROLE';
+  return child ?? request.success;
 }
 
 /** Targets that mean something different for a route; the others would repeat a cell. */
@@ -725,7 +833,20 @@ async function snapshot(world: World) {
     .from(rosterImports)
     .where(inArray(rosterImports.tenantId, ids))
     .orderBy(rosterImports.id);
+  const guardianRows = [
+    await h.db
+      .select()
+      .from(guardianLinks)
+      .where(inArray(guardianLinks.tenantId, ids))
+      .orderBy(guardianLinks.id),
+    await h.db
+      .select()
+      .from(pairingCodes)
+      .where(inArray(pairingCodes.tenantId, ids))
+      .orderBy(pairingCodes.id),
+  ];
   return JSON.stringify({
+    guardianRows,
     scimRows,
     joiningRows,
     tenantRows,
@@ -749,6 +870,8 @@ async function worldFor(withTransfer: boolean): Promise<World> {
   spareWorlds.delete(withTransfer);
   return spare ?? buildWorld(withTransfer);
 }
+
+const ROUTE_OF = Object.fromEntries(routes) as Record<RouteKey, AppRoute>;
 
 const cells = routes.flatMap(([key, route]) =>
   CALLERS.flatMap((kind) => targetsOf(route).map((target) => [key, kind, target, route] as const)),

@@ -15,6 +15,7 @@ import {
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { type AnyResponse, uniqueEmail } from '../support/memberships.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { GUARDIAN_CASES, type GuardianFixture, guardianFixture } from './query-count-guardians.js';
 import { JOINING_CASES, type JoiningFixture, joiningFixture } from './query-count-joining.js';
 import { SCIM_CASES, type ScimFixture, scimFixture } from './query-count-scim.js';
 import { WEBHOOK_CASES, type WebhookFixture, webhookFixture } from './query-count-webhooks.js';
@@ -69,6 +70,7 @@ type Fixture = {
   webhooks: WebhookFixture;
   scim: ScimFixture;
   joining: JoiningFixture;
+  guardians: GuardianFixture;
   rosterImportId: string;
 };
 let f: Fixture;
@@ -133,6 +135,7 @@ beforeAll(async () => {
     webhooks: await webhookFixture(h),
     scim: await scimFixture(h),
     joining: await joiningFixture(h),
+    guardians: await guardianFixture(h),
     rosterImportId: await rosterImportIn(superAdmin, t.tenantId),
   };
 });
@@ -274,16 +277,16 @@ const CASES: Case[] = [
   },
   {
     route: 'me.get',
-    name: 'known caller: caller with memberships',
+    name: 'known caller: caller with memberships, then its guardianships',
     status: 200,
-    cost: reads(1),
+    cost: reads(2),
     call: (f) => f.admin.api.me.get(),
   },
   {
     route: 'me.get',
-    name: 'first sight of a subject: caller with memberships (none), insert user, again',
+    name: 'first sight of a subject: caller with memberships (none), insert user, again, then its guardianships',
     status: 200,
-    cost: reads(3),
+    cost: reads(4),
     call: async () => h.client(await h.token(`new-${Date.now()}`)).me.get(),
   },
   {
@@ -399,9 +402,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.remove',
-    name: 'lock, caller with its role, the membership to change, delete, audit event',
+    name: "a STUDENT's: lock, caller with its role, the membership to change, delete, audit event, their guardian links, their pairing codes revoked",
     status: 204,
-    cost: writes(5),
+    cost: writes(7),
     call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
   },
   {
@@ -638,6 +641,8 @@ CASES.push(...WEBHOOK_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.w
 // The SCIM tokens and group roles (query-count-scim.ts).
 CASES.push(...SCIM_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.scim) })));
 CASES.push(...JOINING_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.joining) })));
+// The guardian routes (query-count-guardians.ts).
+CASES.push(...GUARDIAN_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.guardians) })));
 
 function routeNames(router: object, prefix = ''): string[] {
   return Object.entries(router).flatMap(([key, entry]) =>

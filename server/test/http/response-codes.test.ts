@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { HTTP_STATUS, RESPONSE_CODES, type ResponseCode, WEBHOOKS_PER_OWNER_MAX } from '@tms/contract';
+import {
+  GUARDIANS_PER_STUDENT_MAX,
+  HTTP_STATUS,
+  RESPONSE_CODES,
+  type ResponseCode,
+  WEBHOOKS_PER_OWNER_MAX,
+} from '@tms/contract';
 import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -44,7 +50,7 @@ const explodingDb = new Proxy({} as Database, {
 });
 
 beforeAll(async () => {
-  h = await startTestServer();
+  h = await startTestServer({ codeTriesPerMinute: 0 });
   admin = await createSuperAdmin(h);
   tenant = await createTenantFixture(h);
   student = (await addMember(h, tenant.tenantId, 'STUDENT')).actor;
@@ -108,6 +114,22 @@ async function joinCode(body: { requiresApproval?: boolean } = {}): Promise<stri
 
 const join = (token: string, code: string) =>
   call(h, { path: '/join', method: 'POST', token, body: JSON.stringify({ code }) });
+
+const redeem = (code: string) => JSON.stringify({ code, relationship: 'PARENT' });
+
+/** A pairing code for a student of a tenant (the fixture's student of the fixture's tenant by default). */
+async function pairingCode(
+  t: TenantFixture = tenant,
+  studentUserId: string = student.userId,
+): Promise<string> {
+  const res = await call(h, {
+    path: `/tenants/${t.tenantId}/students/${studentUserId}/pairing-codes`,
+    method: 'POST',
+    token: t.owner.token,
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { code: string } }).data.code;
+}
 
 /** The tenant's OWNER invites an address; answers the invitation's id. */
 async function invite(email = `${unique('invitee')}@example.test`): Promise<string> {
@@ -323,6 +345,65 @@ const TRIGGERS = {
     await h.db.execute(`update invitations set expires_at = now() - interval '1 minute' where id = '${id}'`);
     return call(h, { path: `/me/invitations/${id}/accept`, method: 'POST', token: invitee.token });
   },
+  STUDENT_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/students/${tenant.owner.userId}/pairing-codes`,
+      method: 'POST',
+      token: tenant.owner.token,
+    }),
+  GUARDIAN_LINK_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/guardian-links/${MISSING}`,
+      method: 'DELETE',
+      token: tenant.owner.token,
+    }),
+  PAIRING_CODE_NOT_FOUND: () =>
+    call(h, { path: '/me/guardian-links', method: 'POST', token: admin.token, body: redeem('AAAAAAAA') }),
+  GUARDIAN_LINK_ALREADY_EXISTS: async () => {
+    const guardian = await createActor(h);
+    const first = await call(h, {
+      path: '/me/guardian-links',
+      method: 'POST',
+      token: guardian.token,
+      body: redeem(await pairingCode()),
+    });
+    expect(first.status).toBe(201);
+    return call(h, {
+      path: '/me/guardian-links',
+      method: 'POST',
+      token: guardian.token,
+      body: redeem(await pairingCode()),
+    });
+  },
+  GUARDIAN_LIMIT_REACHED: async () => {
+    const t = await createTenantFixture(h);
+    const child = await addMember(h, t.tenantId, 'STUDENT');
+    const codeOf = () => pairingCode(t, child.actor.userId);
+    for (let i = 0; i < GUARDIANS_PER_STUDENT_MAX; i++) {
+      const guardian = await createActor(h);
+      const linked = await call(h, {
+        path: '/me/guardian-links',
+        method: 'POST',
+        token: guardian.token,
+        body: redeem(await codeOf()),
+      });
+      expect(linked.status).toBe(201);
+    }
+    const last = await createActor(h);
+    return call(h, {
+      path: '/me/guardian-links',
+      method: 'POST',
+      token: last.token,
+      body: redeem(await codeOf()),
+    });
+  },
+  GUARDIAN_OF_SELF: async () =>
+    call(h, {
+      path: '/me/guardian-links',
+      method: 'POST',
+      token: student.token,
+      body: redeem(await pairingCode()),
+    }),
   WEBHOOK_NOT_FOUND: () =>
     call(h, { path: `/tenants/${tenant.tenantId}/webhooks/${MISSING}`, token: tenant.owner.token }),
   WEBHOOK_DELIVERY_NOT_FOUND: async () => {

@@ -1,6 +1,7 @@
 import {
   AUDIT_ACTION_NAMES,
   contract,
+  GUARDIAN_RELATIONSHIPS,
   INVITATION_STATUSES,
   MEMBERSHIP_STATUSES,
   ROLES,
@@ -166,8 +167,10 @@ const jsonBody = fc.oneof(
       ),
       description: fc.oneof(weird, fc.constant(null)),
       enabled: fc.oneof(fc.boolean(), weird),
-      // Join codes: what is typed, and what a code is made with.
-      code: fc.oneof(fc.stringMatching(/^[A-Z0-9]{4}-?[A-Z0-9]{4}$/), weird),
+      // Join and pairing codes: typed as a person would, near the alphabet, and far from it; and
+      // what a join code is made with, and what a guardian link says.
+      code: fc.oneof(fc.stringMatching(/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/), weird),
+      relationship: fc.oneof(fc.constantFrom(...GUARDIAN_RELATIONSHIPS), weird),
       maxUses: fc.oneof(fc.integer({ min: -2, max: 20_000 }), fc.double(), weird),
       requiresApproval: fc.oneof(fc.boolean(), weird),
       expiresAt: fc.oneof(

@@ -9,6 +9,8 @@ export const REASONS = {
   me: 'the caller across their tenants (GET /me, /me/invitations, /me/ownership-transfers, /me/join-requests): one shard per tenant, gathered',
   invitee:
     "the invitee's and nominee's answers name an invitation or transfer by its id alone: its tenant is learned from the row, then locked",
+  redeemer:
+    "a guardian redeeming a pairing code names it by the code alone: its tenant is learned from the row (by the code's keyed hash), then locked",
   identity:
     'a user seen for the first time (or with a new verified email) claims the invitations to that address, in every tenant',
   platform:

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/database.js';
 import {
+  guardianLinks,
   invitations,
   ownershipTransfers,
   tenantMemberships,
@@ -51,6 +52,11 @@ export async function lockTenantsOfPerson(
     .select({ tenantId: invitations.tenantId })
     .from(invitations)
     .where(and(addressedTo(canonicalEmail), eq(invitations.status, 'PENDING')));
+  // The tenants of their guardian links, as guardian or as student: the erasure removes them.
+  const ofLinks = tx
+    .select({ tenantId: guardianLinks.tenantId })
+    .from(guardianLinks)
+    .where(or(eq(guardianLinks.guardianUserId, userId), eq(guardianLinks.studentUserId, userId)));
   await tx
     .select({ id: tenants.id })
     .from(tenants)
@@ -59,6 +65,7 @@ export async function lockTenantsOfPerson(
         inArray(tenants.id, ofMemberships),
         inArray(tenants.id, ofInvitations),
         inArray(tenants.id, joiningTenantsOf(tx, userId)),
+        inArray(tenants.id, ofLinks),
       ),
     )
     .orderBy(asc(tenants.id))

@@ -6,6 +6,7 @@ import { lastActiveOwnerProblem } from '../../rules/membership-rules.js';
 import { refuse } from '../../rules/problems.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordAuditEvent } from '../audit/audit-events.repository.js';
+import { removeGuardianLinksOf } from '../guardians/guardian-erasure.js';
 import { answerInvitation, findInvitationInTenant } from '../invitations/invitation-changes.repository.js';
 import { recordInvitationEvent } from '../invitations/invitation-events.js';
 import { deleteReturningBefore } from '../memberships/membership-changes.repository.js';
@@ -63,6 +64,7 @@ export async function eraseUser(db: Database, audit: AuditContext, userId: strin
     await pseudonymiseInvitations(tx, [...person.invitationIds], pseudonym);
     const invitationsRevoked = await revokeOpenInvitations(tx, context, person.openInvitations);
     const transfersCancelled = await cancelOpenTransfers(tx, context, userId);
+    await removeGuardianLinksOf(tx, context, userId);
     const membershipsRemoved = await removeMemberships(tx, context, userId);
     await cancelOpenJoinRequests(tx, context, userId);
     await liftJoinBlocksOf(tx, context, userId);

@@ -17,6 +17,7 @@ import {
 import { directoryManagedProblem } from '../../rules/directory-rules.js';
 import { hierarchyProblem, lastActiveOwnerProblem } from '../../rules/membership-rules.js';
 import { refuse } from '../../rules/problems.js';
+import { studentsLeft } from '../guardians/guardian-links.service.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
 import {
@@ -150,6 +151,7 @@ export async function removeMembership(
     removeMembershipRow(tx, access.tenantId, membershipId),
     recordMembershipEvent(tx, audit, 'membership.removed', before, null),
   ]);
+  await studentsLeft(tx, audit, access.tenantId, [before]);
 }
 
 /** The membership to change, as it is under the tenant's lock, or MEMBERSHIP_NOT_FOUND. */

@@ -7,6 +7,7 @@ import { statusOf } from '../../rules/membership-status.sql.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import type { AuditEventInput } from '../audit/audit-events.repository.js';
 import { recordAuditEvents } from '../audit/audit-events-batch.repository.js';
+import { studentsLeft } from '../guardians/guardian-links.service.js';
 import { patchActionOf } from '../memberships/membership-events.js';
 import { toMembershipDto } from '../memberships/memberships.dto.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
@@ -228,4 +229,5 @@ export async function applyRosterPlan(tx: Executor, plan: RosterPlan, audit: Aud
     ...byRow.map(([, event]) => event),
     ...removed.map((before) => eventOf(audit, 'membership.removed', before, null)),
   ]);
+  await studentsLeft(tx, audit, tenantId, removed);
 }

@@ -4,6 +4,7 @@ import { canonicalEmail, emailIdentity } from '../../identity/email-address.js';
 import { roleFromGroups } from '../../rules/directory-rules.js';
 import { lastActiveOwnerProblem, reactivatedTerm, statusAt } from '../../rules/membership-rules.js';
 import { isUuid } from '../../uuid.js';
+import { studentsLeft } from '../guardians/guardian-links.service.js';
 import {
   insertMembershipOfAddress,
   removeMembershipRow,
@@ -223,6 +224,7 @@ export async function removeScimUser(
   }
   await removeMembershipRow(tx, directory.tenantId, before.id);
   await recordMembershipEvent(tx, audit, 'membership.removed', before, null);
+  await studentsLeft(tx, audit, directory.tenantId, [before]);
   return {};
 }
 

@@ -1,10 +1,11 @@
+import { isTenantRule } from '@tms/contract';
 import type { Request, RequestHandler } from 'express';
 import { decideAsCaller } from '../../access/read-as-caller.js';
 import type { Admission } from '../../admission/admission.js';
 import type { Database } from '../../db/database.js';
 import { admitted } from '../admitted.js';
 import { requesterOf, tenantOf } from '../requester.js';
-import { accessRuleOf, isTenantRule } from '../route-kinds.js';
+import { accessRuleOf } from '../route-kinds.js';
 
 const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined ||
