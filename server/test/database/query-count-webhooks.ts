@@ -221,9 +221,9 @@ export const WEBHOOK_CASES: WebhookCase[] = [
   },
   {
     route: 'users.erase',
-    name: 'a user without memberships: user; then its tenants locked, what names it found and rewritten, event',
+    name: 'a user without memberships: user; then its tenants locked, what names it found and rewritten, no join request to cancel nor block to lift, event',
     status: 204,
-    cost: writes(20),
+    cost: writes(22),
     call: (w) => w.superAdmin.api.users.erase({ params: { userId: w.erasable.userId } }),
   },
 ];
