@@ -23,6 +23,7 @@ import {
   unwrapProbe,
 } from './answers.js';
 import { auditEventsOf } from './audit-events.js';
+import { domainsOf } from './domains.js';
 import { guardiansOf } from './guardians.js';
 import { invitationsOf } from './invitations.js';
 import { joinCodesOf, joinRequestsOf } from './joining.js';
@@ -181,6 +182,7 @@ export function createClient(clientOptions: ClientOptions) {
     invitations: invitationsOf(send),
     joinCodes: joinCodesOf(send),
     joinRequests: joinRequestsOf(send),
+    domains: domainsOf(send),
     ownershipTransfers: ownershipTransfersOf(send),
     auditEvents: auditEventsOf(send),
     scimTokens: scimTokensOf(send),

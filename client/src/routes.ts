@@ -58,6 +58,14 @@ export const routes = {
     join: { method: 'POST', path: '/join' },
     preview: { method: 'GET', path: '/join/:code' },
   },
+  domains: {
+    create: { method: 'POST', path: '/tenants/:tenantId/domains' },
+    list: { method: 'GET', path: '/tenants/:tenantId/domains' },
+    get: { method: 'GET', path: '/tenants/:tenantId/domains/:domainId' },
+    update: { method: 'PATCH', path: '/tenants/:tenantId/domains/:domainId' },
+    remove: { method: 'DELETE', path: '/tenants/:tenantId/domains/:domainId' },
+    verify: { method: 'POST', path: '/admin/domains/:domainId/verify' },
+  },
   joinRequests: {
     list: { method: 'GET', path: '/tenants/:tenantId/join-requests' },
     approve: { method: 'POST', path: '/tenants/:tenantId/join-requests/:joinRequestId/approve' },

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { auditEventsContract } from './audit/audit-events.contract.js';
+import { domainsContract } from './domains/domains.contract.js';
 import { guardiansContract } from './guardians/guardians.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
@@ -40,6 +41,7 @@ type Routers = {
   health: typeof healthContract;
   joinCodes: typeof joinCodesContract;
   joinRequests: typeof joinRequestsContract;
+  domains: typeof domainsContract;
 };
 
 /** The whole API. Every route the server serves is declared here, and only here. */
@@ -61,5 +63,6 @@ export const contract: Routers = c.router({
   health: healthContract,
   joinCodes: joinCodesContract,
   joinRequests: joinRequestsContract,
+  domains: domainsContract,
 });
 export type Contract = typeof contract;

@@ -8,6 +8,8 @@ export * from './common/metadata.js';
 export * from './common/pagination.js';
 export * from './common/text.js';
 export * from './contract.js';
+export * from './domains/domains.contract.js';
+export * from './domains/domains.schemas.js';
 export * from './envelope.js';
 export * from './guardians/guardians.contract.js';
 export * from './guardians/guardians.schemas.js';

@@ -19,6 +19,7 @@ import { requestLog } from './http/request-log.js';
 import type { Logger } from './logger.js';
 import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
+import { domainsRoutes } from './modules/domains/domains.router.js';
 import { guardiansRoutes } from './modules/guardians/guardians.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
 import { invitationsRoutes } from './modules/invitations/invitations.router.js';
@@ -152,6 +153,7 @@ export function createApp(deps: AppDeps): express.Express {
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
       joinCodes: joinCodesRoutes({ codeKeys, codeTries }),
       joinRequests: joinRequestsRoutes,
+      domains: domainsRoutes,
     },
     pipelineDeps,
   );

@@ -299,6 +299,20 @@ export const AUDIT_ACTIONS = {
     after: 'null',
     when: 'DELETE …/join-blocks/:userId',
   },
+  'domain.created': { target: 'domain', before: 'null', after: 'Domain', when: 'POST …/domains' },
+  'domain.verified': {
+    target: 'domain',
+    before: 'Domain',
+    after: 'Domain',
+    when: 'POST /admin/domains/:domainId/verify',
+  },
+  'domain.updated': {
+    target: 'domain',
+    before: 'Domain',
+    after: 'Domain',
+    when: 'PATCH …/domains/:domainId',
+  },
+  'domain.removed': { target: 'domain', before: 'Domain', after: 'null', when: 'DELETE …/domains/:domainId' },
   'user.erased': { target: 'user', before: 'null', after: 'ErasedUser', when: 'DELETE /admin/users/:userId' },
 } as const satisfies Record<string, { target: string; before: string; after: string; when: string }>;
 
@@ -315,6 +329,7 @@ export const AUDIT_TARGET_TYPES = [
   'scim_group',
   'join_code',
   'join_request',
+  'domain',
   'guardian_link',
   'pairing_code',
 ] as const;

@@ -50,3 +50,11 @@ export async function lockTenantForWrite(
 export async function lockTenantForDirectory(tx: Transaction, tenantId: string): Promise<boolean> {
   return (await lockTenant(tx).execute({ tenantId })).length > 0;
 }
+
+/**
+ * Locks the tenant's row for a platform change to what the tenant holds (a super administrator
+ * verifying its domain), as a tenant write would: false when it is gone.
+ */
+export async function lockLiveTenant(tx: Transaction, tenantId: string): Promise<boolean> {
+  return (await lockTenant(tx).execute({ tenantId })).length > 0;
+}

@@ -1,6 +1,7 @@
 export * from './access-errors.js';
 export * from './app-error.js';
 export * from './conflict-errors.js';
+export * from './domain-errors.js';
 export * from './guardian-errors.js';
 export * from './join-errors.js';
 export * from './not-found-errors.js';

@@ -2,6 +2,7 @@ import type { ResponseCode } from '@tms/contract';
 import * as access from './access-errors.js';
 import type { AppError } from './app-error.js';
 import * as conflict from './conflict-errors.js';
+import * as domain from './domain-errors.js';
 import * as guardian from './guardian-errors.js';
 import * as joining from './join-errors.js';
 import * as notFound from './not-found-errors.js';
@@ -49,6 +50,8 @@ export const ERROR_EXAMPLES = {
   JOIN_REQUEST_NOT_FOUND: () => new joining.JoinRequestNotFoundError('019acb10-4e2f-7a31-9c5d-2b3c4d5e6f70'),
   JOIN_BLOCK_NOT_FOUND: () => new joining.JoinBlockNotFoundError('019acb10-4e2f-7a31-9c5d-2b3c4d5e6f71'),
   JOIN_BLOCKED: () => new joining.JoinBlockedError(),
+  DOMAIN_NOT_FOUND: () => new domain.DomainNotFoundError('019acb10-4e2f-7a31-9c5d-2b3c4d5e6f72'),
+  DOMAIN_ALREADY_CLAIMED: () => new domain.DomainAlreadyClaimedError('school.example'),
   MEMBERSHIP_NOT_ACTIVE: () => new joining.MembershipNotActiveError('SUSPENDED'),
   JOIN_REQUEST_NOT_PENDING: () => new joining.JoinRequestNotPendingError('REJECTED'),
   ROUTE_NOT_FOUND: () => new request.RouteNotFoundError('GET', '/tenant'),

@@ -72,3 +72,22 @@ export function emailIdentityOf(address: string, path: string): EmailIdentity {
   if (!identity) throw new ValidationFailedError([{ path, message: emailProblem(address) ?? 'not valid' }]);
   return identity;
 }
+
+/**
+ * A domain as it is stored and matched: the domain part of canonicalEmail's form (IDNA to ASCII,
+ * lower case), without a trailing dot. Undefined when IDNA would change it other than by case,
+ * or when it is no host name (labels of letters, digits and hyphens, 1 to 63 characters each).
+ */
+export function canonicalDomain(given: string): string | undefined {
+  const name = given.endsWith('.') ? given.slice(0, -1) : given;
+  if (name === '' || name.length > 253) return undefined;
+  const ascii = domainToASCII(name).toLowerCase();
+  if (ascii === '' || !onlyCaseMapped(name, ascii)) return undefined;
+  return ascii.split('.').every((label) => HOST_LABEL.test(label)) ? ascii : undefined;
+}
+
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** The domain of a canonical address (what canonicalEmail returned). */
+export const domainOfCanonicalEmail = (canonical: string): string =>
+  canonical.slice(canonical.lastIndexOf('@') + 1);

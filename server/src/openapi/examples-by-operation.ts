@@ -1,4 +1,5 @@
 import { AUDIT_RESPONSE_EXAMPLES } from './audit-examples.js';
+import { DOMAIN_REQUEST_EXAMPLES, DOMAIN_RESPONSE_EXAMPLES } from './domain-examples.js';
 import { type Example, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
 import { EXPORT_RESPONSE_MEDIA, type ResponseMedia } from './export-examples.js';
 import { GUARDIAN_REQUEST_EXAMPLES, GUARDIAN_RESPONSE_EXAMPLES } from './guardian-examples.js';
@@ -27,6 +28,7 @@ export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>>
   ROSTER_REQUEST_EXAMPLES,
   SCIM_REQUEST_EXAMPLES,
   JOINING_REQUEST_EXAMPLES,
+  DOMAIN_REQUEST_EXAMPLES,
   GUARDIAN_REQUEST_EXAMPLES,
 );
 
@@ -39,6 +41,7 @@ const RESPONSE_FILES: ByOperation<object>[] = [
   ROSTER_RESPONSE_EXAMPLES,
   SCIM_RESPONSE_EXAMPLES,
   JOINING_RESPONSE_EXAMPLES,
+  DOMAIN_RESPONSE_EXAMPLES,
   GUARDIAN_RESPONSE_EXAMPLES,
 ];
 

@@ -24,6 +24,7 @@ import {
   rosterImports,
   scimGroups,
   scimTokens,
+  tenantDomains,
   tenantMemberships,
   tenants,
   webhookDeliveries,
@@ -130,8 +131,11 @@ type Pending = {
   groupId: string;
 } & Joining;
 
-/** A STUDENT join code, a pending join request (of someone outside the matrix) made with it, and a blocked person. */
-type Joining = { joinCodeId: string; joinRequestId: string; blockedUserId: string };
+/**
+ * A STUDENT join code, a pending join request (of someone outside the matrix) made with it, a
+ * blocked person, and an unverified STUDENT domain.
+ */
+type Joining = { joinCodeId: string; joinRequestId: string; blockedUserId: string; domainId: string };
 
 async function joiningIn(tenantId: string): Promise<Joining> {
   const joinCodeId = randomUUID();
@@ -155,7 +159,15 @@ async function joiningIn(tenantId: string): Promise<Joining> {
   });
   const blocked = await createActor(h);
   await h.db.insert(joinBlocks).values({ tenantId, userId: blocked.userId });
-  return { joinCodeId, joinRequestId, blockedUserId: blocked.userId };
+  const domainId = randomUUID();
+  await h.db.insert(tenantDomains).values({
+    id: domainId,
+    tenantId,
+    domain: `${unique('matrix')}.example.edu`,
+    mode: 'join',
+    role: 'STUDENT',
+  });
+  return { joinCodeId, joinRequestId, blockedUserId: blocked.userId, domainId };
 }
 
 const DAY_MS = 86_400_000;
@@ -305,6 +317,7 @@ function place(target: Target, world: World): Place {
     joinCodeId: t.joinCodeId,
     joinRequestId: t.joinRequestId,
     blockedUserId: t.blockedUserId,
+    domainId: t.domainId,
     studentUserId: t.studentUserId,
     guardianLinkId: t.guardianLinkId,
   });
@@ -327,6 +340,7 @@ function place(target: Target, world: World): Place {
         joinCodeId: randomUUID(),
         joinRequestId: randomUUID(),
         blockedUserId: randomUUID(),
+        domainId: randomUUID(),
         studentUserId: randomUUID(),
         guardianLinkId: randomUUID(),
       };
@@ -591,6 +605,20 @@ const REQUESTS = {
     success: 200,
     toOthers: 'JOIN_REQUEST_NOT_FOUND',
   }),
+  'domains.create': (p) => ({
+    path: `/tenants/${p.tenantId}/domains`,
+    body: { domain: `${unique('matrix')}.example.edu`, mode: 'join' },
+    success: 201,
+  }),
+  'domains.list': (p) => ({ path: `/tenants/${p.tenantId}/domains`, success: 200 }),
+  'domains.get': (p) => ({ path: `/tenants/${p.tenantId}/domains/${p.domainId}`, success: 200 }),
+  'domains.update': (p) => ({
+    path: `/tenants/${p.tenantId}/domains/${p.domainId}`,
+    body: { mode: 'request' },
+    success: 200,
+  }),
+  'domains.remove': (p) => ({ path: `/tenants/${p.tenantId}/domains/${p.domainId}`, success: 204 }),
+  'domains.verify': (p) => ({ path: `/admin/domains/${p.domainId}/verify`, success: 200 }),
   'health.live': () => ({ path: '/health/live', success: 200 }),
   'health.ready': () => ({ path: '/health/ready', success: 200 }),
   'health.report': () => ({ path: '/health', success: 200 }),
@@ -686,6 +714,12 @@ const ACCESS = {
   'joinRequests.unblock': 'tenantAdmin',
   'joinRequests.listMine': 'authenticated',
   'joinRequests.cancel': 'authenticated',
+  'domains.create': 'tenantAdmin',
+  'domains.list': 'tenantAdmin',
+  'domains.get': 'tenantAdmin',
+  'domains.update': 'tenantAdmin',
+  'domains.remove': 'tenantAdmin',
+  'domains.verify': 'superAdmin',
   'health.live': 'public',
   'health.ready': 'public',
   'health.report': 'public',
@@ -827,6 +861,11 @@ async function snapshot(world: World) {
       .from(joinBlocks)
       .where(inArray(joinBlocks.tenantId, ids))
       .orderBy(joinBlocks.tenantId, joinBlocks.userId),
+    await h.db
+      .select()
+      .from(tenantDomains)
+      .where(inArray(tenantDomains.tenantId, ids))
+      .orderBy(tenantDomains.id),
   ];
   const importRows = await h.db
     .select()

@@ -15,6 +15,7 @@ import {
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { type AnyResponse, uniqueEmail } from '../support/memberships.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { DOMAIN_CASES, type DomainsFixture, domainsFixture } from './query-count-domains.js';
 import { GUARDIAN_CASES, type GuardianFixture, guardianFixture } from './query-count-guardians.js';
 import { JOINING_CASES, type JoiningFixture, joiningFixture } from './query-count-joining.js';
 import { SCIM_CASES, type ScimFixture, scimFixture } from './query-count-scim.js';
@@ -70,6 +71,7 @@ type Fixture = {
   webhooks: WebhookFixture;
   scim: ScimFixture;
   joining: JoiningFixture;
+  domains: DomainsFixture;
   guardians: GuardianFixture;
   rosterImportId: string;
 };
@@ -135,6 +137,7 @@ beforeAll(async () => {
     webhooks: await webhookFixture(h),
     scim: await scimFixture(h),
     joining: await joiningFixture(h),
+    domains: await domainsFixture(h, superAdmin),
     guardians: await guardianFixture(h),
     rosterImportId: await rosterImportIn(superAdmin, t.tenantId),
   };
@@ -641,6 +644,8 @@ CASES.push(...WEBHOOK_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.w
 // The SCIM tokens and group roles (query-count-scim.ts).
 CASES.push(...SCIM_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.scim) })));
 CASES.push(...JOINING_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.joining) })));
+// The domain routes (query-count-domains.ts).
+CASES.push(...DOMAIN_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.domains) })));
 // The guardian routes (query-count-guardians.ts).
 CASES.push(...GUARDIAN_CASES.map((c) => ({ ...c, call: (f: Fixture) => c.call(f.guardians) })));
 

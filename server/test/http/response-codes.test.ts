@@ -300,6 +300,20 @@ const TRIGGERS = {
     await h.db.insert(joinBlocks).values({ tenantId: tenant.tenantId, userId: person.userId });
     return join(person.token, await joinCode());
   },
+  DOMAIN_NOT_FOUND: () =>
+    call(h, { path: `/tenants/${tenant.tenantId}/domains/${MISSING}`, token: tenant.owner.token }),
+  DOMAIN_ALREADY_CLAIMED: async () => {
+    const body = JSON.stringify({ domain: `${unique('codes')}.example.edu`, mode: 'join' });
+    const add = () =>
+      call(h, {
+        path: `/tenants/${tenant.tenantId}/domains`,
+        method: 'POST',
+        token: tenant.owner.token,
+        body,
+      });
+    await add();
+    return add();
+  },
   MEMBERSHIP_NOT_ACTIVE: async () => {
     const { actor, membershipId } = await addMember(h, tenant.tenantId, 'STUDENT');
     await h.db

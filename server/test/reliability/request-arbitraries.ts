@@ -173,6 +173,14 @@ const jsonBody = fc.oneof(
       relationship: fc.oneof(fc.constantFrom(...GUARDIAN_RELATIONSHIPS), weird),
       maxUses: fc.oneof(fc.integer({ min: -2, max: 20_000 }), fc.double(), weird),
       requiresApproval: fc.oneof(fc.boolean(), weird),
+      // A tenant's mail domain: names a school might own, suffixes, consumer domains, addresses.
+      domain: fc.oneof(
+        fc.domain(),
+        fc.constantFrom('gmail.com', 'co.uk', '127.0.0.1', '[::1]', 'MÜLLER.de.', 'a..b', 'x@y.edu'),
+        weird,
+      ),
+      mode: fc.oneof(fc.constantFrom('join', 'request'), weird),
+      includeSubdomains: fc.oneof(fc.boolean(), weird),
       expiresAt: fc.oneof(
         fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
         weird,

@@ -1,4 +1,4 @@
-import { JOIN_REQUEST_STATUSES } from '@tms/contract';
+import { DOMAIN_MODES, JOIN_REQUEST_STATUSES } from '@tms/contract';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -97,4 +97,35 @@ export const joinBlocks = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ name: 'join_blocks_pkey', columns: [table.tenantId, table.userId] })],
+);
+
+export const domainMode = pgEnum('domain_mode', DOMAIN_MODES);
+
+/**
+ * A tenant's mail domain. Only a verified one acts; a domain is verified by one tenant at most,
+ * enforced here so that two verifications racing cannot both commit (the partial unique index).
+ * Unverified rows of the same domain may sit in several tenants: whoever proves it first has it.
+ */
+export const tenantDomains = pgTable(
+  'tenant_domains',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    domain: text('domain').notNull(),
+    mode: domainMode('mode').notNull(),
+    role: membershipRole('role').notNull(),
+    includeSubdomains: boolean('include_subdomains').notNull().default(false),
+    verifiedAt: timestamp('verified_at', { withTimezone: true, mode: 'date' }),
+    verifiedBy: uuid('verified_by').references(() => users.id, { onDelete: 'set null' }),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    ...timestamps,
+  },
+  (table) => [
+    uniqueIndex('tenant_domains_verified_key').on(table.domain).where(sql`${table.verifiedAt} is not null`),
+    // A tenant names a domain once.
+    uniqueIndex('tenant_domains_tenant_domain_key').on(table.tenantId, table.domain),
+    index('tenant_domains_tenant_id_idx').on(table.tenantId, table.id),
+  ],
 );
