@@ -280,16 +280,16 @@ const CASES: Case[] = [
   },
   {
     route: 'me.get',
-    name: 'known caller: caller with memberships, then its guardianships',
+    name: 'known caller: caller with its memberships and guardianships',
     status: 200,
-    cost: reads(2),
+    cost: reads(1),
     call: (f) => f.admin.api.me.get(),
   },
   {
     route: 'me.get',
-    name: 'first sight of a subject: caller with memberships (none), insert user, again, then its guardianships',
+    name: 'first sight of a subject: caller with memberships and guardianships (none), insert user, again',
     status: 200,
-    cost: reads(4),
+    cost: reads(3),
     call: async () => h.client(await h.token(`new-${Date.now()}`)).me.get(),
   },
   {

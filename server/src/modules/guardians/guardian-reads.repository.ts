@@ -262,21 +262,3 @@ export async function findAccessOfAs(
 ): Promise<CallerRead<AccessView>> {
   return callerReadOf(await accessOf(db).execute({ subject, tenantId, userId }));
 }
-
-/** The tenants where the user is an ACTIVE guardian, and of whom: GET /me's `guardianOf`. */
-export async function findGuardianships(
-  db: Executor,
-  userId: string,
-): Promise<{ tenantId: string; tenantSlug: string; tenantName: string; studentUserId: string }[]> {
-  return db
-    .select({
-      tenantId: guardianLinks.tenantId,
-      tenantSlug: tenants.slug,
-      tenantName: tenants.name,
-      studentUserId: guardianLinks.studentUserId,
-    })
-    .from(guardianLinks)
-    .innerJoin(tenants, and(eq(tenants.id, guardianLinks.tenantId), isNull(tenants.deletedAt)))
-    .where(and(eq(guardianLinks.guardianUserId, userId), eq(guardianLinks.status, 'ACTIVE')))
-    .orderBy(asc(guardianLinks.tenantId), asc(guardianLinks.studentUserId));
-}
