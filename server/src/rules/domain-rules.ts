@@ -12,18 +12,24 @@ import type { Problem } from './problems.js';
  */
 
 // Both lists are plain JSON arrays of domains, kept up to date by their maintainers (docs/joining.md).
+// Read at the first domain checked, not at the start: ~130,000 names that most processes never need.
 const require = createRequire(import.meta.url);
-const CONSUMER = new Set<string>(require('email-providers/all.json') as string[]);
-const DISPOSABLE = new Set<string>(require('disposable-email-domains') as string[]);
+let lists: { consumer: Set<string>; disposable: Set<string> } | undefined;
+const mailLists = () =>
+  (lists ??= {
+    consumer: new Set<string>(require('email-providers/all.json') as string[]),
+    disposable: new Set<string>(require('disposable-email-domains') as string[]),
+  });
 
 /** Why a domain cannot be a tenant's, or undefined; `domain` is canonical (canonicalDomainOf). */
 export function domainNameProblem(domain: string): string | undefined {
   const registrable = getDomain(domain, { allowPrivateDomains: true });
   if (getPublicSuffix(domain, { allowPrivateDomains: true }) === domain || registrable === null)
     return 'is a public suffix: anyone may register a name under it';
-  if (CONSUMER.has(domain) || CONSUMER.has(registrable))
+  const { consumer, disposable } = mailLists();
+  if (consumer.has(domain) || consumer.has(registrable))
     return 'is a consumer mail domain: anyone may have an address at it';
-  if (DISPOSABLE.has(domain) || DISPOSABLE.has(registrable))
+  if (disposable.has(domain) || disposable.has(registrable))
     return 'is a disposable mail domain: anyone may have an address at it';
   return undefined;
 }
