@@ -167,7 +167,7 @@ export async function me(subject: string): Promise<Answer> {
     displayName: caller.display_name,
     isSuperAdmin: caller.is_super_admin,
   };
-  return { status: 200, body: { user, memberships } };
+  return { status: 200, body: { user, memberships, guardianOf: caller.guardian_of } };
 }
 
 /** `{ role, userId }` as the contract has it, the bench's POST; anything else is undefined. */

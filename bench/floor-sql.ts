@@ -72,9 +72,18 @@ select c.*, d.* from caller c left join lateral (
 order by d.id`;
 }
 
-/** $1 subject: the caller and its memberships, whatever their status, with their tenants (not deleted). */
-export const ME = `select u.id as caller_id, u.email, u.display_name, u.is_super_admin, d.*
+/**
+ * $1 subject: the caller and its memberships, whatever their status, with their tenants (not
+ * deleted); beside them, once per caller, the tenants where it is an ACTIVE guardian and of whom.
+ */
+export const ME = `select u.id as caller_id, u.email, u.display_name, u.is_super_admin, g.guardian_of, d.*
 from users u left join lateral (
+  select coalesce(json_agg(json_build_object('tenantId', w.tenant_id, 'tenantSlug', t.slug,
+    'tenantName', t.name, 'studentUserIds', w.students) order by w.tenant_id), '[]') as guardian_of
+  from (select tenant_id, array_agg(student_user_id order by student_user_id) as students
+    from guardian_links where guardian_user_id = u.id and status = 'ACTIVE' group by tenant_id) w
+  join tenants t on t.id = w.tenant_id and t.deleted_at is null
+) g on true left join lateral (
   select m.id, m.tenant_id, t.slug, t.name, m.role, ${statusOf('m')} as status, m.starts_at, m.ends_at
   from tenant_memberships m join tenants t on t.id = m.tenant_id and t.deleted_at is null
   where m.user_id = u.id
