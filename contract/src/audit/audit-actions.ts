@@ -1,3 +1,5 @@
+import { GUARDIAN_ACTIONS, JOINING_ACTIONS } from './audit-actions-joining.js';
+
 /**
  * The event catalogue: every action the audit trail records, what it names (`target.type`) and
  * what its `before` and `after` hold. docs/audit.md's table is generated from this (`npm run
@@ -131,42 +133,7 @@ export const AUDIT_ACTIONS = {
     after: 'OwnershipTransfer',
     when: 'POST /me/ownership-transfers/:id/decline',
   },
-  'guardian_link.created': {
-    target: 'guardian_link',
-    before: 'null',
-    after: 'GuardianLink',
-    when: 'POST /me/guardian-links (a redeemed pairing code)',
-  },
-  'guardian_link.reactivated': {
-    target: 'guardian_link',
-    before: 'GuardianLink',
-    after: 'GuardianLink',
-    when: 'POST /me/guardian-links: a REVOKED link of the same guardian and student made ACTIVE again',
-  },
-  'guardian_link.revoked': {
-    target: 'guardian_link',
-    before: 'GuardianLink',
-    after: 'GuardianLink',
-    when: "DELETE …/guardian-links/:id, DELETE …/memberships/:id (the student's)",
-  },
-  'guardian_link.removed': {
-    target: 'guardian_link',
-    before: 'GuardianLink',
-    after: 'null',
-    when: 'DELETE /admin/users/:userId (the guardian or the student erased)',
-  },
-  'pairing_code.created': {
-    target: 'pairing_code',
-    before: 'null',
-    after: 'PairingCodeSummary',
-    when: 'POST …/students/:userId/pairing-codes (the code itself is never recorded)',
-  },
-  'pairing_code.revoked': {
-    target: 'pairing_code',
-    before: 'PairingCodeSummary',
-    after: 'PairingCodeSummary',
-    when: "POST …/students/:userId/pairing-codes making the student's sixth live code: the oldest is revoked",
-  },
+  ...GUARDIAN_ACTIONS,
   'super_admin.granted': {
     target: 'user',
     before: 'SuperAdminFlag',
@@ -245,74 +212,7 @@ export const AUDIT_ACTIONS = {
     after: 'ScimGroupSummary',
     when: 'PUT or DELETE /tenants/:tenantId/scim-groups/:groupId/role',
   },
-  'join_code.created': {
-    target: 'join_code',
-    before: 'null',
-    after: 'JoinCode (without its code)',
-    when: 'POST …/join-codes',
-  },
-  'join_code.rotated': {
-    target: 'join_code',
-    before: 'JoinCode (without its code)',
-    after: 'JoinCode (without its code)',
-    when: 'POST …/join-codes/:joinCodeId/rotate',
-  },
-  'join_code.revoked': {
-    target: 'join_code',
-    before: 'JoinCode (without its code)',
-    after: 'JoinCode (without its code)',
-    when: 'DELETE …/join-codes/:joinCodeId',
-  },
-  'join_request.created': {
-    target: 'join_request',
-    before: 'null',
-    after: 'JoinRequest',
-    when: 'POST /join with a code that requires approval',
-  },
-  'join_request.approved': {
-    target: 'join_request',
-    before: 'JoinRequest',
-    after: 'JoinRequest',
-    when: 'POST …/join-requests/:joinRequestId/approve (with membership.created)',
-  },
-  'join_request.rejected': {
-    target: 'join_request',
-    before: 'JoinRequest',
-    after: 'JoinRequest',
-    when: 'POST …/join-requests/:joinRequestId/reject',
-  },
-  'join_request.blocked': {
-    target: 'join_request',
-    before: 'JoinRequest',
-    after: 'JoinRequest',
-    when: 'POST …/join-requests/:joinRequestId/block',
-  },
-  'join_request.cancelled': {
-    target: 'join_request',
-    before: 'JoinRequest',
-    after: 'JoinRequest',
-    when: 'POST /me/join-requests/:joinRequestId/cancel',
-  },
-  'join_request.unblocked': {
-    target: 'user',
-    before: 'JoinBlock',
-    after: 'null',
-    when: 'DELETE …/join-blocks/:userId',
-  },
-  'domain.created': { target: 'domain', before: 'null', after: 'Domain', when: 'POST …/domains' },
-  'domain.verified': {
-    target: 'domain',
-    before: 'Domain',
-    after: 'Domain',
-    when: 'POST /admin/domains/:domainId/verify',
-  },
-  'domain.updated': {
-    target: 'domain',
-    before: 'Domain',
-    after: 'Domain',
-    when: 'PATCH …/domains/:domainId',
-  },
-  'domain.removed': { target: 'domain', before: 'Domain', after: 'null', when: 'DELETE …/domains/:domainId' },
+  ...JOINING_ACTIONS,
   'user.erased': { target: 'user', before: 'null', after: 'ErasedUser', when: 'DELETE /admin/users/:userId' },
 } as const satisfies Record<string, { target: string; before: string; after: string; when: string }>;
 
