@@ -1,10 +1,12 @@
-import { ROLE_LEVEL, ROLES, type Role, type RouteAccess, TENANT_ADMIN_LEVEL } from '@tms/contract';
+import { isTenantRule, ROLE_LEVEL, ROLES, type Role, type RouteAccess } from '@tms/contract';
 import { and, eq, inArray, isNull, type Placeholder, type SQL, type Subquery, sql } from 'drizzle-orm';
 import type { Executor } from '../db/database.js';
 import { preparedPer } from '../db/prepared.js';
 import { tenantMemberships, tenants, users } from '../db/schema.js';
 import type { KnownUser } from '../identity/identify.js';
 import { isActive } from '../rules/membership-status.sql.js';
+import { NO_ROLE_LEVEL } from '../rules/policy.js';
+import { RULE_LEVEL } from './decide-access.js';
 
 /** The caller's user row, with what a tenant route decides on: whether the tenant exists, the role there. */
 export type CallerRow = KnownUser & { tenantExists: boolean; tenantRole: Role | null };
@@ -60,9 +62,6 @@ const callerFields = (caller: CallerScope) => ({
   tenantRole: caller.tenantRole,
 });
 
-const ADMIN_ROLES = ROLES.filter((role) => ROLE_LEVEL[role] >= TENANT_ADMIN_LEVEL);
-const TEACHER_ROLES = ROLES.filter((role) => ROLE_LEVEL[role] >= ROLE_LEVEL.TEACHER);
-
 /**
  * A gate on the data part of the statement, from the route's rule: a caller who will be refused
  * reads nothing. It is not the decision: decideAccess decides, on the facts read with the caller,
@@ -70,8 +69,9 @@ const TEACHER_ROLES = ROLES.filter((role) => ROLE_LEVEL[role] >= ROLE_LEVEL.TEAC
  */
 function mayRead(caller: CallerScope, rule: RouteAccess): SQL | undefined {
   if (rule === 'superAdmin') return sql`${caller.isSuperAdmin}`;
-  if (rule !== 'tenantAdmin' && rule !== 'tenantTeacher') return undefined;
-  const roles = rule === 'tenantAdmin' ? ADMIN_ROLES : TEACHER_ROLES;
+  // The roles the rule lets in, from the levels decideAccess decides on (a rule open to anyone signed in gates nothing).
+  if (!isTenantRule(rule) || RULE_LEVEL[rule] === NO_ROLE_LEVEL) return undefined;
+  const roles = ROLES.filter((role) => ROLE_LEVEL[role] >= RULE_LEVEL[rule]);
   return sql`((${caller.isSuperAdmin} and ${caller.tenantExists}) or ${inArray(caller.tenantRole, roles)})`;
 }
 
