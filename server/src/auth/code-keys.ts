@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { canonicalRedeemableCode } from './redeemable-code.js';
 
 /**
  * Codes are kept so that the database alone neither reveals nor finds them: looked up by an HMAC,
@@ -26,6 +27,15 @@ export class CodeKeys {
   /** The value stored and looked up: hex HMAC-SHA256 of the canonical code under its purpose. */
   lookupHash(purpose: string, canonicalCode: string): string {
     return createHmac('sha256', this.hmacKey).update(`${purpose}\0${canonicalCode}`).digest('hex');
+  }
+
+  /**
+   * The hash to look up what a person typed, or undefined when it cannot be a code at all: then
+   * nothing is looked up, and the caller answers as for a wrong code.
+   */
+  lookupHashOfTyped(purpose: string, typed: string): string | undefined {
+    const canonical = canonicalRedeemableCode(typed);
+    return canonical === undefined ? undefined : this.lookupHash(purpose, canonical);
   }
 
   /** base64url of iv (12) | tag (16) | ciphertext; the purpose is bound as associated data. */

@@ -1,7 +1,6 @@
 import type { RedeemPairingCodeBody } from '@tms/contract';
 import { lockTenantForWrite } from '../../access/access.repository.js';
 import type { CodeKeys } from '../../auth/code-keys.js';
-import { canonicalRedeemableCode } from '../../auth/redeemable-code.js';
 import type { Database } from '../../db/database.js';
 import type { GuardianLinkRow } from '../../db/schema.js';
 import { GuardianLinkAlreadyExistsError, PairingCodeNotFoundError } from '../../errors/index.js';
@@ -41,9 +40,8 @@ export async function redeemPairingCode(
   const subject = audit.actor.subject;
   if (subject === null) throw new Error('a pairing code redeemed by nobody');
   deps.codeTries.spend(subject, redeemer.address);
-  const code = canonicalRedeemableCode(body.code);
-  if (code === undefined) throw new PairingCodeNotFoundError();
-  const codeHash = deps.codeKeys.lookupHash(PAIRING_PURPOSE, code);
+  const codeHash = deps.codeKeys.lookupHashOfTyped(PAIRING_PURPOSE, body.code);
+  if (codeHash === undefined) throw new PairingCodeNotFoundError();
   return db.transaction(async (tx) => {
     const tenantId = await tenantOfCode(tx, codeHash);
     if (tenantId === undefined) throw new PairingCodeNotFoundError();

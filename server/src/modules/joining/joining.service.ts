@@ -2,7 +2,6 @@ import { JOIN_REQUEST_DAYS, type JoinPreview } from '@tms/contract';
 import { lockTenantForWrite } from '../../access/access.repository.js';
 import { decideAsCaller, type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { CodeKeys } from '../../auth/code-keys.js';
-import { canonicalRedeemableCode } from '../../auth/redeemable-code.js';
 import type { Database } from '../../db/database.js';
 import {
   JoinBlockedError,
@@ -32,12 +31,6 @@ export type JoinOutcome =
   | { kind: 'member'; membership: MembershipWithUser }
   | { kind: 'requested'; request: JoinRequestView };
 
-/** The HMAC to look a typed code up by; undefined when it cannot be a code (then nothing is looked up). */
-const lookupHashOf = (keys: CodeKeys, typed: string): string | undefined => {
-  const canonical = canonicalRedeemableCode(typed);
-  return canonical === undefined ? undefined : keys.lookupHash(JOIN_PURPOSE, canonical);
-};
-
 /**
  * Redeems a code, in a transaction that locks the code's tenant first, as every membership writer
  * of the tenant does: concurrent redemptions then run one after the other, and each sees the uses
@@ -50,7 +43,7 @@ export async function joinWithCode(
   keys: CodeKeys,
   typed: string,
 ): Promise<JoinOutcome> {
-  const lookupHash = lookupHashOf(keys, typed);
+  const lookupHash = keys.lookupHashOfTyped(JOIN_PURPOSE, typed);
   const subject = audit.actor.subject;
   if (subject === null) throw new Error('a join by nobody');
   if (lookupHash === undefined) throw new JoinCodeNotFoundError();
@@ -97,7 +90,7 @@ export async function previewJoinCode(
   keys: CodeKeys,
   typed: string,
 ): Promise<JoinPreview> {
-  const lookupHash = lookupHashOf(keys, typed);
+  const lookupHash = keys.lookupHashOfTyped(JOIN_PURPOSE, typed);
   if (lookupHash === undefined) {
     // Still the caller first: whoever may not call learns nothing, not even that it was malformed.
     await decideAsCaller(db, requester);
