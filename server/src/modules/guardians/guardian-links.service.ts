@@ -102,10 +102,14 @@ export async function studentsLeft(
 ): Promise<void> {
   const studentUserIds = removed.filter((m) => m.role === 'STUDENT').map((m) => m.userId);
   if (studentUserIds.length === 0) return;
-  const { before, after } = await revokeStudentsLinks(tx, tenantId, studentUserIds);
+  // Sent together (one round trip, under the tenant's lock): most students have no guardian, and
+  // then nothing else is sent.
+  const [{ before, after }] = await Promise.all([
+    revokeStudentsLinks(tx, tenantId, studentUserIds),
+    revokeStudentsCodes(tx, tenantId, studentUserIds),
+  ]);
   for (const revoked of after) {
     const was = before.find((link) => link.id === revoked.id) ?? null;
     await recordLinkEvent(tx, audit, 'guardian_link.revoked', was, revoked);
   }
-  await revokeStudentsCodes(tx, tenantId, studentUserIds);
 }
