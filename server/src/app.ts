@@ -145,10 +145,7 @@ export function createApp(deps: AppDeps): express.Express {
       webhooks: webhooksRoutes(webhookTargets),
       platformWebhooks: platformWebhooksRoutes(webhookTargets),
       users: usersRoutes,
-      guardians: guardiansRoutes({
-        codeKeys: deps.codeKeys ?? CodeKeys.ephemeral(),
-        codeTries: deps.codeTries ?? CodeTries.create(db, 10),
-      }),
+      guardians: guardiansRoutes({ codeKeys, codeTries }),
       me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
       joinCodes: joinCodesRoutes({ codeKeys, codeTries }),
