@@ -133,10 +133,14 @@ export function createApp(deps: AppDeps): express.Express {
   const router = buildRouter(
     contract,
     {
-      tenants: tenantsRoutes({ days: deps.tenantRetentionDays ?? DEFAULT_TENANT_RETENTION_DAYS }),
+      // Express tries routes in this order, a pattern at a time: the busiest first. A literal path
+      // (…/memberships/export) comes before a pattern that would catch it (…/memberships/:id):
+      // test/unit/route-order.test.ts.
+      me: meRoutes,
       membershipExport: membershipExportRoutes(logger),
       rosterImports: rosterImportsRoutes(deps.rosterJobs ?? new RosterJobs({ db, logger })),
       memberships: membershipsRoutes,
+      tenants: tenantsRoutes({ days: deps.tenantRetentionDays ?? DEFAULT_TENANT_RETENTION_DAYS }),
       invitations: invitationsRoutes,
       ownershipTransfers: ownershipTransfersRoutes,
       auditEvents: auditEventsRoutes,
@@ -146,7 +150,6 @@ export function createApp(deps: AppDeps): express.Express {
       platformWebhooks: platformWebhooksRoutes(webhookTargets),
       users: usersRoutes,
       guardians: guardiansRoutes({ codeKeys, codeTries }),
-      me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
       joinCodes: joinCodesRoutes({ codeKeys, codeTries }),
       joinRequests: joinRequestsRoutes,
