@@ -19,6 +19,7 @@ import { requestLog } from './http/request-log.js';
 import type { Logger } from './logger.js';
 import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
+import { joinByVerifiedDomains } from './modules/domains/domain-joins.service.js';
 import { domainsRoutes } from './modules/domains/domains.router.js';
 import { guardiansRoutes } from './modules/guardians/guardians.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
@@ -129,6 +130,8 @@ export function createApp(deps: AppDeps): express.Express {
     ...(deps.rateLimiter && { rateLimiter: deps.rateLimiter }),
     admission,
     downloads: new Admission(DOWNLOADS),
+    // Identification sits below the modules: joining by a verified domain is handed to it here.
+    atSignIn: joinByVerifiedDomains,
   };
   const router = buildRouter(
     contract,
@@ -160,7 +163,7 @@ export function createApp(deps: AppDeps): express.Express {
   const options: TsRestExpressOptions<typeof contract> = {
     logInitialization: false,
     responseValidation: false,
-    requestValidationErrorHandler: decideBeforeValidationAnswers(db, admission) as NonNullable<
+    requestValidationErrorHandler: decideBeforeValidationAnswers(pipelineDeps) as NonNullable<
       TsRestExpressOptions<typeof contract>['requestValidationErrorHandler']
     >,
   };

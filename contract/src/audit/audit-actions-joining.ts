@@ -66,7 +66,7 @@ export const JOINING_ACTIONS = {
     target: 'join_request',
     before: 'null',
     after: 'JoinRequest',
-    when: 'POST /join with a code that requires approval',
+    when: 'POST /join with a code that requires approval; a sign-in at a verified domain of mode request, or its verification or change of mode',
   },
   'join_request.approved': {
     target: 'join_request',

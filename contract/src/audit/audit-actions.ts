@@ -34,8 +34,8 @@ export const AUDIT_ACTIONS = {
   'membership.created': {
     target: 'membership',
     before: 'null',
-    after: 'Membership (with `joinedVia` when joined by a code or a request)',
-    when: "POST …/memberships, an accepted invitation, a new tenant's OWNER, POST /join, an approved join request (`joinedVia` says how)",
+    after: 'Membership (with `joinedVia` when joined by a code, a request or a verified domain)',
+    when: "POST …/memberships, an accepted invitation, a new tenant's OWNER, POST /join, an approved join request, a sign-in at a verified domain of mode join or that domain's verification or change of mode (`joinedVia` says how)",
   },
   'membership.role_changed': {
     target: 'membership',

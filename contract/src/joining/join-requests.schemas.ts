@@ -14,8 +14,13 @@ export const JoinRequestSchema = z.object({
   userId: UuidSchema.describe('Who asks to join'),
   email: z.string().nullable().describe("The person's verified email, as their identity provider gave it"),
   displayName: z.string().nullable(),
-  joinCodeId: UuidSchema.nullable().describe('The code it was made with; null once that code is gone'),
-  role: JoinCodeRoleSchema.describe('The most an approval may give: the role of the code'),
+  joinCodeId: UuidSchema.nullable().describe(
+    'The code it was made with; null when made by a domain, or once that code is gone',
+  ),
+  domainId: UuidSchema.nullable().describe(
+    'The verified domain (mode `request`) that made it at sign-in; null when made with a code, or once that domain is gone',
+  ),
+  role: JoinCodeRoleSchema.describe('The most an approval may give: the role of the code or the domain'),
   status: JoinRequestStatusSchema,
   expiresAt: TimestampSchema.describe(`${JOIN_REQUEST_DAYS} days after it was made`),
   decidedBy: UuidSchema.nullable().describe('Who approved, rejected or blocked it'),

@@ -2,7 +2,7 @@ import type { RouteAccess } from '@tms/contract';
 import type { TokenClaims } from '../auth/token-claims.js';
 import type { Database } from '../db/database.js';
 import type { Caller } from '../identity/caller.js';
-import { identify, identityIsCurrent, toCaller } from '../identity/identify.js';
+import { type AtSignIn, identify, identityIsCurrent, toCaller } from '../identity/identify.js';
 import { factOf } from './access.repository.js';
 import { type CallerRead, type CallerRow, findCaller } from './caller-read.repository.js';
 import { decideAccess, type TenantAccess } from './decide-access.js';
@@ -14,6 +14,9 @@ export type Requester = {
   tenantId?: string;
   /** Told who the caller turned out to be (for the request log). */
   identified(caller: Caller): void;
+  /** What a new verified address sets off (identity/identify.ts: AtSignIn), and for which request. */
+  atSignIn?: AtSignIn;
+  requestId?: string;
 };
 
 /**
@@ -31,7 +34,8 @@ export async function readAsCaller<T>(
   const { claims } = requester;
   let result = await read(claims.sub);
   if (!identityIsCurrent(claims, result.caller)) {
-    await identify(db, claims, result.caller);
+    const { atSignIn, requestId = null } = requester;
+    await identify(db, claims, result.caller, atSignIn && { atSignIn, requestId });
     result = await read(claims.sub);
   }
   const row = result.caller;

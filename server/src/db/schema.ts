@@ -1,7 +1,7 @@
 /**
  * The database schema, one file per part of the service (drizzle-kit reads this file's exports):
  * people and their memberships, request bookkeeping, history (audit trail and webhooks), rosters,
- * the directory's (SCIM) tokens and groups, joining (codes, requests, blocks).
+ * the directory's (SCIM) tokens and groups, joining (codes, requests, blocks, domains and whom they joined).
  */
 export * from './schema/guardians.js';
 export * from './schema/history.js';

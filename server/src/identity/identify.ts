@@ -32,6 +32,33 @@ function verifiedEmailOf(claims: TokenClaims): EmailIdentity | undefined {
   return emailIdentity(claims.email);
 }
 
+/** A person identified with a verified address (their stored one: only verified addresses are stored). */
+export type SignedIn = { userId: string; subject: string; emailCanonical: string; isSuperAdmin: boolean };
+
+/**
+ * What a new verified address sets off beyond the record: joining by the verified domains at it
+ * (modules/domains/domain-joins.service.ts). Given by the composition (app.ts, through the
+ * pipeline), since identity sits below the modules; true when it changed the person's memberships.
+ */
+export type AtSignIn = (db: Database, person: SignedIn, requestId: string | null) => Promise<boolean>;
+
+/** The hook, with the request it runs for (its events name it). */
+export type SignInContext = { atSignIn: AtSignIn; requestId: string | null };
+
+/** The hook, when the person's stored address is new: on first sight, or changed by these claims. */
+async function signedInWith(
+  db: Database,
+  user: KnownUser,
+  subject: string,
+  previous: string | null,
+  signIn: SignInContext | undefined,
+): Promise<boolean> {
+  const emailCanonical = user.emailCanonical;
+  if (!signIn || emailCanonical === null || emailCanonical === previous) return false;
+  const person = { userId: user.id, subject, emailCanonical, isSuperAdmin: user.isSuperAdmin };
+  return signIn.atSignIn(db, person, signIn.requestId);
+}
+
 /** Tokens whose claims were already compared with the record: each new token is looked at once. */
 const refreshed = new WeakSet<TokenClaims>();
 
@@ -40,22 +67,30 @@ const refreshed = new WeakSet<TokenClaims>();
  * on first sight: the user is then created (or claims the invitation its verified address
  * names). The person's own claims are the source of their name and address: a claim that differs
  * from the record is written back (the address only when verified). `membershipsMoved` says that
- * the caller's memberships may differ from what was read with `known` (an invitation claimed).
+ * the caller's memberships may differ from what was read with `known` (an invitation claimed, or
+ * a verified domain joined: `atSignIn`, only on first sight and when the stored address changed,
+ * so that an ordinary request sends no statement more).
  */
 export async function identify(
   db: Database,
   claims: TokenClaims,
   known: KnownUser | undefined,
+  signIn?: SignInContext,
 ): Promise<{ caller: Caller; membershipsMoved: boolean }> {
-  if (!known)
-    return { caller: toCaller(await signInFirstTime(db, claims), claims.sub), membershipsMoved: true };
+  if (!known) {
+    const user = await signInFirstTime(db, claims);
+    await signedInWith(db, user, claims.sub, null, signIn);
+    return { caller: toCaller(user, claims.sub), membershipsMoved: true };
+  }
+  const previous = known.emailCanonical;
   if (identityIsCurrent(claims, known))
     return { caller: toCaller(known, claims.sub), membershipsMoved: false };
   const email = verifiedEmailOf(claims);
   refreshed.add(claims);
-  const membershipsMoved = await refreshClaims(db, known, claims, email);
+  const claimed = await refreshClaims(db, known, claims, email);
   const user = (await findUserBySubject(db, claims.sub)) ?? known;
-  return { caller: toCaller(user, claims.sub), membershipsMoved };
+  const joined = await signedInWith(db, user, claims.sub, previous, signIn);
+  return { caller: toCaller(user, claims.sub), membershipsMoved: claimed || joined };
 }
 
 /**

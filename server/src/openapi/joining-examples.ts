@@ -46,6 +46,7 @@ const alanAsks: JoinRequest = {
   email: ALAN.email,
   displayName: 'Alan Turing',
   joinCodeId: gatedCode.joinCodeId,
+  domainId: null,
   role: 'STUDENT',
   status: 'PENDING',
   expiresAt: '2025-10-01T08:05:00.000Z',

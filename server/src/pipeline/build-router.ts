@@ -90,7 +90,10 @@ function run(handler: AnyHandler, deps: PipelineDeps): (input: AnyInput) => Prom
             input.req.state.end,
           );
           if (release) input.res.once('close', release);
-          return handler.raw({ db: deps.long ?? db, requester: requesterOf(input.req) }, input as never);
+          return handler.raw(
+            { db: deps.long ?? db, requester: requesterOf(input.req, deps.atSignIn) },
+            input as never,
+          );
         };
       }
       return async (input) =>
@@ -98,7 +101,7 @@ function run(handler: AnyHandler, deps: PipelineDeps): (input: AnyInput) => Prom
           input,
           await admitted(admission, input.req, 'read', () =>
             answered(input.req, undefined, () =>
-              handler.handle({ db, requester: requesterOf(input.req) }, input as never),
+              handler.handle({ db, requester: requesterOf(input.req, deps.atSignIn) }, input as never),
             ),
           ),
         );
@@ -135,8 +138,12 @@ function run(handler: AnyHandler, deps: PipelineDeps): (input: AnyInput) => Prom
           input,
           await releasingKeyOnError(req, () =>
             admitted(admission, req, 'write', () =>
-              inTenantTransaction(db, req, tenantId, (context) =>
-                answered(req, context.tx, () => handler.handle(context, input as never)),
+              inTenantTransaction(
+                db,
+                req,
+                tenantId,
+                (context) => answered(req, context.tx, () => handler.handle(context, input as never)),
+                deps.atSignIn,
               ),
             ),
           ),

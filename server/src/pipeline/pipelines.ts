@@ -4,6 +4,7 @@ import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { Database } from '../db/database.js';
 import { jsonBody, jsonBodyOf, SCIM_BODY } from '../http/json-body.js';
 import { pauseDeadlineWhileBodyArrives } from '../http/request-deadline.js';
+import type { AtSignIn } from '../identity/identify.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { RouteKind } from './route-kinds.js';
 import { DECIDE_EARLY, decideEarly } from './steps/decide-early.js';
@@ -23,6 +24,8 @@ export type PipelineDeps = {
   verifyToken: TokenVerifier;
   rateLimiter?: RateLimiter;
   admission?: Admission;
+  /** What a caller's new verified address sets off (identity/identify.ts: AtSignIn; app.ts gives it). */
+  atSignIn?: AtSignIn;
 };
 
 /**
@@ -42,24 +45,18 @@ export function pipelines(deps: PipelineDeps): Record<RouteKind, RequestHandler[
   return {
     public: [],
     read: [...caller, shed(admission, 'read')],
-    write: [
-      ...caller,
-      shed(admission, 'read'),
-      decideEarly(db, admission, DECIDE_EARLY.always),
-      key,
-      jsonBody,
-    ],
+    write: [...caller, shed(admission, 'read'), decideEarly(deps, DECIDE_EARLY.always), key, jsonBody],
     tenantWrite: [
       ...caller,
       shed(admission, 'write'),
-      decideEarly(db, admission, DECIDE_EARLY.tenantWrite),
+      decideEarly(deps, DECIDE_EARLY.tenantWrite),
       key,
       jsonBody,
     ],
     upload: [
       ...caller,
       shed(admission, 'write'),
-      decideEarly(db, admission, DECIDE_EARLY.always),
+      decideEarly(deps, DECIDE_EARLY.always),
       key,
       pauseDeadlineWhileBodyArrives,
     ],

@@ -4,7 +4,7 @@ import type { CallerRow } from '../access/caller-read.repository.js';
 import { accessRuleOf, decideAccess, type TenantAccess } from '../access/decide-access.js';
 import type { Database } from '../db/database.js';
 import { ServiceUnavailableError } from '../errors/index.js';
-import { identify, identityIsCurrent, toCaller } from '../identity/identify.js';
+import { type AtSignIn, identify, identityIsCurrent, toCaller } from '../identity/identify.js';
 import type { TenantWrite } from '../modules/shared/tenant-write.js';
 import { auditContextOf } from './requester.js';
 
@@ -30,14 +30,15 @@ const tooLate = () =>
  * out meanwhile (its deadline's 503, a client gone) begins nothing, and rolls back what it did.
  *
  * A caller seen for the first time, or whose token's claims are new, is identified outside the
- * lock (claiming an invitation locks tenants of its own, in id order), and the transaction begins
- * again.
+ * lock (claiming an invitation, or joining by a verified domain, `atSignIn`, locks tenants of its
+ * own, in id order), and the transaction begins again.
  */
 export async function inTenantTransaction<T>(
   db: Database,
   req: Request,
   tenantId: string,
   work: (context: TenantWriteContext) => Promise<T>,
+  atSignIn?: AtSignIn,
 ): Promise<T> {
   const { claims, end } = req.state;
   if (!claims) throw new Error('a tenant write without verified claims');
@@ -64,7 +65,7 @@ export async function inTenantTransaction<T>(
         throw error;
       });
     if ('done' in outcome) return outcome.done;
-    await identify(db, claims, outcome.unknown);
+    await identify(db, claims, outcome.unknown, atSignIn && { atSignIn, requestId: req.requestId });
   }
 }
 

@@ -44,6 +44,12 @@ beforeAll(async () => {
     joinCode.code ?? '',
   );
   if (asked.outcome !== 'requested') throw new Error('fuzz setup: the join request was not made');
+  // A verified mail domain of the tenant, so that its routes are fuzzed against a real one.
+  const domain = await sdk.domains.create(tenant.tenantId, {
+    domain: 'fuzzed-school.example.edu',
+    mode: 'request',
+  });
+  await sdk.domains.verify(domain.domainId);
   context = {
     tenantId: tenant.tenantId,
     membershipId,
@@ -56,6 +62,7 @@ beforeAll(async () => {
     joinCodeId: joinCode.joinCodeId,
     joinCode: joinCode.code ?? '',
     joinRequestId: asked.joinRequest.joinRequestId,
+    domainId: domain.domainId,
   };
 });
 afterAll(() => h?.close());

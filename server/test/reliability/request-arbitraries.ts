@@ -30,6 +30,8 @@ export type FuzzContext = {
   joinCodeId: string;
   joinCode: string;
   joinRequestId: string;
+  /** A mail domain of the tenant (verified, mode request). */
+  domainId: string;
 };
 
 /** The context's ids for a path parameter; any other name gets the membership's. */
@@ -43,6 +45,7 @@ const idsFor = (context: FuzzContext, name: string): string[] =>
     userId: [context.userId],
     joinCodeId: [context.joinCodeId],
     joinRequestId: [context.joinRequestId],
+    domainId: [context.domainId],
     code: [context.joinCode, context.joinCode.toLowerCase().replace('-', '')],
   })[name] ?? [context.membershipId];
 

@@ -12,7 +12,7 @@ export const REASONS = {
   redeemer:
     "a guardian redeeming a pairing code names it by the code alone: its tenant is learned from the row (by the code's keyed hash), then locked",
   identity:
-    'a user seen for the first time (or with a new verified email) claims the invitations to that address, in every tenant',
+    'a user seen for the first time (or with a new verified email) claims the invitations to that address, and finds the verified domains at it, in every tenant',
   platform:
     "a super administrator's list or change across tenants (/admin/tenants, platform webhooks, the platform trail)",
   'webhook-fanout': 'an event reaches the platform endpoints (tenant_id null) besides its own tenant’s',

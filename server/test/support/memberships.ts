@@ -14,6 +14,20 @@ export type AnyResponse = { status: number; body: unknown; headers: Headers };
 export const errorCodeOf = (res: AnyResponse): string | undefined =>
   (res.body as { error?: { code?: string } } | undefined)?.error?.code;
 
+/**
+ * The answer once the server decided: a request the server shed under load (429 TENANT_BUSY, 503
+ * SERVICE_OVERLOADED, when the machine is busy) is sent again, as a client honouring Retry-After
+ * would, so that every request ends with what the rules decided.
+ */
+export async function decided(send: () => Promise<AnyResponse>): Promise<AnyResponse> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await send();
+    const shed = (res.status === 429 && errorCodeOf(res) === 'TENANT_BUSY') || res.status === 503;
+    if (!shed || attempt === 50) return res;
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+  }
+}
+
 /** Status and code in one assertion, so that a failure shows both (and the message). */
 export function expectError(res: AnyResponse, status: number, code: ResponseCode): void {
   const message = (res.body as { error?: { message?: string } } | undefined)?.error?.message;

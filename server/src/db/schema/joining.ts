@@ -1,6 +1,7 @@
 import { DOMAIN_MODES, JOIN_REQUEST_STATUSES } from '@tms/contract';
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   boolean,
   index,
   integer,
@@ -50,7 +51,8 @@ export const joinCodes = pgTable(
 export const joinRequestStatus = pgEnum('join_request_status', JOIN_REQUEST_STATUSES);
 
 /**
- * A person's request to join, made with a code that requires approval. EXPIRED is stored lazily,
+ * A person's request to join, made with a code that requires approval or by a verified domain of
+ * mode `request`. EXPIRED is stored lazily,
  * as for invitations: a PENDING row past `expires_at` reads as EXPIRED.
  */
 export const joinRequests = pgTable(
@@ -64,6 +66,8 @@ export const joinRequests = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     joinCodeId: uuid('join_code_id').references(() => joinCodes.id, { onDelete: 'set null' }),
+    // Made at sign-in by a verified domain of mode `request` (then joinCodeId is null).
+    domainId: uuid('domain_id').references((): AnyPgColumn => tenantDomains.id, { onDelete: 'set null' }),
     role: membershipRole('role').notNull(),
     status: joinRequestStatus('status').notNull().default('PENDING'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
@@ -127,5 +131,30 @@ export const tenantDomains = pgTable(
     // A tenant names a domain once.
     uniqueIndex('tenant_domains_tenant_domain_key').on(table.tenantId, table.domain),
     index('tenant_domains_tenant_id_idx').on(table.tenantId, table.id),
+  ],
+);
+
+/**
+ * Each person a tenant's verified domain was applied to (joined, asked for, or found a member or
+ * blocked already): once only per tenant and person, so that a person who left, was removed,
+ * refused or blocked is never brought back by the domain (docs/joining.md). `domain_id` has no
+ * foreign key: removing the domain keeps the record, and a domain named again does not re-apply.
+ */
+export const domainJoins = pgTable(
+  'domain_joins',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    domainId: uuid('domain_id').notNull(),
+    appliedAt: timestamp('applied_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ name: 'domain_joins_pkey', columns: [table.tenantId, table.userId] }),
+    // The erasure finds a person's rows in every tenant.
+    index('domain_joins_user_id_idx').on(table.userId),
   ],
 );

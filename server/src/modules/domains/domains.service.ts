@@ -13,6 +13,7 @@ import { refuse } from '../../rules/problems.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
 import { recordDomainEvent } from './domain-events.js';
+import { applyDomain } from './domain-joins.service.js';
 import {
   type DomainView,
   deleteDomain,
@@ -71,6 +72,8 @@ export async function createDomain(
   });
   if (!created) throw new DomainAlreadyClaimedError(domain);
   await recordDomainEvent(tx, audit, 'domain.created', null, created);
+  // Verified at once: the people already known at it join (or ask) now, not at their next new address.
+  await applyDomain(tx, audit, created, 'everyone');
   return created;
 }
 
@@ -107,6 +110,11 @@ async function domainToChange({ tx, access }: TenantWrite, domainId: string): Pr
   return found;
 }
 
+/**
+ * A new mode applies to the people the domain has not reached yet (none, once it applied at its
+ * verification; any it could not reach then). A new role is for those it reaches from now on:
+ * memberships and requests it made keep theirs, as any membership keeps the role it was given.
+ */
 export async function changeDomain(
   write: TenantWrite,
   domainId: string,
@@ -120,9 +128,11 @@ export async function changeDomain(
     ...(role !== undefined && { role }),
   });
   await recordDomainEvent(write.tx, write.audit, 'domain.updated', before, after);
+  if (after.mode !== before.mode) await applyDomain(write.tx, write.audit, after, 'everyone');
   return after;
 }
 
+/** Memberships and requests the domain made stay: they are the tenant's now, as anyone's added by hand. */
 export async function removeDomain(write: TenantWrite, domainId: string): Promise<void> {
   const before = await domainToChange(write, domainId);
   await deleteDomain(write.tx, write.access.tenantId, domainId);
@@ -131,7 +141,8 @@ export async function removeDomain(write: TenantWrite, domainId: string): Promis
 
 /**
  * A super administrator's verification, under the lock of the domain's tenant as any change of
- * what the tenant holds. A domain another tenant verified breaks the unique index: 409.
+ * what the tenant holds. A domain another tenant verified breaks the unique index: 409. The people
+ * already known at the domain join (or ask) in the same transaction.
  */
 export async function verifyDomain(
   db: Database,
@@ -149,6 +160,7 @@ export async function verifyDomain(
       if (before.verifiedAt !== null) return before;
       const after = await markDomainVerified(tx, tenantId, domainId, caller.userId);
       await recordDomainEvent(tx, audit, 'domain.verified', before, after);
+      await applyDomain(tx, audit, after, 'everyone');
       return after;
     });
   } catch (error) {

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/database.js';
-import { joinBlocks, joinRequests } from '../../db/schema.js';
+import { domainJoins, joinBlocks, joinRequests } from '../../db/schema.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { decideJoinRequest, findJoinRequestInTenant } from '../joining/join-requests.repository.js';
 import { recordJoinRequestEvent, recordUnblockEvent } from '../joining/joining-events.js';
@@ -9,7 +9,9 @@ import { recordJoinRequestEvent, recordUnblockEvent } from '../joining/joining-e
  * The erasure's share of joining (issue 28). A join request holds no personal data of its own (it
  * shows the person through their user row, pseudonymised by then), but one left PENDING would ask
  * a tenant to admit nobody; a block would stop nobody. Both go, each with its event, under the
- * tenant locks the erasure took (erasure.repository.ts: lockTenantsOfPerson).
+ * tenant locks the erasure took (erasure.repository.ts: lockTenantsOfPerson). The record of which
+ * verified domains reached the person (domain_joins) goes too, without an event: it tells which
+ * schools the person had an address at, and nobody signs in as this user again.
  */
 
 /** The tenants whose join rows the erasure changes: of the person's pending requests and blocks. */
@@ -55,4 +57,9 @@ export async function liftJoinBlocksOf(tx: Transaction, context: AuditContext, u
   });
   for (const block of lifted) await recordUnblockEvent(tx, context, block);
   return lifted.length;
+}
+
+/** Which tenants' verified domains reached the person: forgotten. */
+export async function forgetDomainJoinsOf(tx: Transaction, userId: string): Promise<void> {
+  await tx.delete(domainJoins).where(eq(domainJoins.userId, userId));
 }

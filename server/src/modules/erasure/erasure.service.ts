@@ -26,7 +26,7 @@ import {
   pseudonymiseInvitations,
   pseudonymiseUser,
 } from './erasure.repository.js';
-import { cancelOpenJoinRequests, liftJoinBlocksOf } from './erasure-joining.js';
+import { cancelOpenJoinRequests, forgetDomainJoinsOf, liftJoinBlocksOf } from './erasure-joining.js';
 import { rewritePersonsData } from './erasure-rewrite.js';
 import { personsRecordsInTrail } from './erasure-trail.repository.js';
 import { type ErasedPerson, pseudonymOf } from './pseudonym.js';
@@ -68,6 +68,7 @@ export async function eraseUser(db: Database, audit: AuditContext, userId: strin
     const membershipsRemoved = await removeMemberships(tx, context, userId);
     await cancelOpenJoinRequests(tx, context, userId);
     await liftJoinBlocksOf(tx, context, userId);
+    await forgetDomainJoinsOf(tx, userId);
 
     await deleteIdempotencyKeysOf(tx, userId);
     if (user.subject !== null) await deleteRateLimitHitsOf(tx, user.subject);

@@ -18,6 +18,7 @@ export type JoinRequestView = {
   email: string | null;
   displayName: string | null;
   joinCodeId: string | null;
+  domainId: string | null;
   role: Role;
   status: JoinRequestStatus;
   expiresAt: Date;
@@ -33,6 +34,7 @@ export const joinRequestColumns = {
   email: users.email,
   displayName: users.displayName,
   joinCodeId: joinRequests.joinCodeId,
+  domainId: joinRequests.domainId,
   role: joinRequests.role,
   status: joinRequestStatus.as('status'),
   expiresAt: joinRequests.expiresAt,

@@ -91,6 +91,7 @@ export async function approveJoinRequest(
     method: 'join_request',
     joinRequestId: request.id,
     joinCodeId: request.joinCodeId,
+    domainId: request.domainId,
   });
   return membership;
 }

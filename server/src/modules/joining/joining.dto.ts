@@ -36,6 +36,7 @@ export const toJoinRequestDto = (row: JoinRequestView): JoinRequest => ({
   email: row.email,
   displayName: row.displayName,
   joinCodeId: row.joinCodeId,
+  domainId: row.domainId,
   role: row.role === 'TEACHER' ? 'TEACHER' : 'STUDENT',
   status: row.status,
   expiresAt: row.expiresAt.toISOString(),

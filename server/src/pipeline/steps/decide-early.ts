@@ -3,6 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import { decideAsCaller } from '../../access/read-as-caller.js';
 import type { Admission } from '../../admission/admission.js';
 import type { Database } from '../../db/database.js';
+import type { AtSignIn } from '../../identity/identify.js';
 import { admitted } from '../admitted.js';
 import { requesterOf, tenantOf } from '../requester.js';
 import { accessRuleOf } from '../route-kinds.js';
@@ -27,14 +28,10 @@ export const DECIDE_EARLY = {
  * the body is read: a caller without rights never has its body read. A tenant route whose tenant
  * id is not one is left to validation: it names no tenant to decide on.
  */
-export function decideEarly(
-  db: Database,
-  admission: Admission | undefined,
-  when: (req: Request) => boolean,
-): RequestHandler {
+export function decideEarly(deps: Deciding, when: (req: Request) => boolean): RequestHandler {
   return (req, _res, next) => {
     if (!when(req)) return next();
-    decided(db, admission, req).then(() => next(), next);
+    decided(deps, req).then(() => next(), next);
   };
 }
 
@@ -45,17 +42,20 @@ export function decideEarly(
  * whose statement could not be built; a bodiless tenant write) has its caller read and decided
  * first, and is refused if it may not call.
  */
-export function decideBeforeValidationAnswers(db: Database, admission: Admission | undefined) {
+export function decideBeforeValidationAnswers(deps: Deciding) {
   return (error: unknown, req: Request, _res: unknown, next: (error?: unknown) => void): void => {
     if (req.state.caller || accessRuleOf(req.tsRestRoute) === 'public') next(error);
-    else decided(db, admission, req).then(() => next(error), next);
+    else decided(deps, req).then(() => next(error), next);
   };
 }
 
-async function decided(db: Database, admission: Admission | undefined, req: Request): Promise<void> {
+/** What deciding early works with: the database, its admission, and what a new verified address sets off. */
+type Deciding = { db: Database; admission?: Admission | undefined; atSignIn?: AtSignIn | undefined };
+
+async function decided({ db, admission, atSignIn }: Deciding, req: Request): Promise<void> {
   if (isTenantRule(accessRuleOf(req.tsRestRoute)) && !tenantOf(req)) return;
   const { caller, access } = await admitted(admission, req, 'read', () =>
-    decideAsCaller(db, requesterOf(req)),
+    decideAsCaller(db, requesterOf(req, atSignIn)),
   );
   req.state.caller = caller;
   if (access) req.state.access = access;
