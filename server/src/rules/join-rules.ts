@@ -20,6 +20,24 @@ export function codeRoleProblem(actorLevel: number, role: Role): Problem | undef
   };
 }
 
+/**
+ * Who decides a join request: a TEACHER only those a code they may manage opened (for STUDENT); a
+ * request opened by a verified domain is the school's intake, not a class's, and an ADMIN or above
+ * decides it. (join-requests.repository.ts lists by the same rule.)
+ */
+export function requestDeciderProblem(
+  actorLevel: number,
+  request: { role: Role; joinCodeId: string | null },
+): Problem | undefined {
+  if (request.joinCodeId === null && actorLevel < ROLE_LEVEL.ADMIN) {
+    return {
+      rule: 'adminOnly',
+      message: 'Only an ADMIN or above decides a request made through a verified domain',
+    };
+  }
+  return codeRoleProblem(actorLevel, request.role);
+}
+
 /** Why an expiry cannot be a code's, or undefined: in the future, at most JOIN_CODE_DAYS_MAX days away. */
 export function codeExpiryProblem(expiresAt: Date, now: Date): string | undefined {
   if (expiresAt.getTime() <= now.getTime()) return 'must be in the future';

@@ -12,7 +12,7 @@ import {
  * a single request throws the first one (problemError) and a roster import collects one per row.
  */
 export type Problem = {
-  rule: 'hierarchy' | 'term' | 'lastActiveOwner' | 'ownerOnly' | 'directoryManaged';
+  rule: 'hierarchy' | 'term' | 'lastActiveOwner' | 'ownerOnly' | 'adminOnly' | 'directoryManaged';
   message: string;
   /** The field of the change at fault (a term's date; a role). */
   field?: 'role' | 'startsAt' | 'endsAt';
@@ -30,6 +30,7 @@ export function problemError(problem: Problem): AppError {
     case 'lastActiveOwner':
       return new LastOwnerError();
     case 'ownerOnly':
+    case 'adminOnly':
       return new InsufficientRoleError(problem.message);
     case 'directoryManaged':
       return new MembershipManagedByDirectoryError();

@@ -150,6 +150,27 @@ describe('mode request', () => {
       joinedVia: { method: 'join_request', joinRequestId: mine.joinRequestId, domainId: domain.domainId },
     });
   });
+  it("a domain's requests are the school's: an ADMIN decides them, a TEACHER neither sees nor decides them", async () => {
+    const school = await schoolOf(h);
+    const domain = await verifiedDomain(school, { mode: 'request' });
+    const person = await signIn(`lotte@${domain.domain}`);
+    const [mine] = await person.sdk.joinRequests.listMine();
+    if (!mine) throw new Error('no request');
+    const teacher = sdkOf(h, school.teacher);
+    const seen = await teacher.joinRequests.list(school.tenantId, { status: 'PENDING' });
+    expect(seen.items.map((r) => r.joinRequestId)).not.toContain(mine.joinRequestId);
+    await expect(teacher.joinRequests.reject(school.tenantId, mine.joinRequestId)).rejects.toMatchObject({
+      status: 403,
+      code: 'INSUFFICIENT_ROLE',
+    });
+    const admin = sdkOf(h, school.admin);
+    const listed = await admin.joinRequests.list(school.tenantId, { status: 'PENDING' });
+    expect(listed.items.map((r) => r.joinRequestId)).toContain(mine.joinRequestId);
+    await expect(admin.joinRequests.approve(school.tenantId, mine.joinRequestId)).resolves.toMatchObject({
+      role: 'STUDENT',
+      status: 'ACTIVE',
+    });
+  });
 });
 
 describe('who the domain reaches', () => {

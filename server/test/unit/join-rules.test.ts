@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { approvedRoleProblem, codeExpiryProblem, codeRoleProblem } from '../../src/rules/join-rules.js';
+import {
+  approvedRoleProblem,
+  codeExpiryProblem,
+  codeRoleProblem,
+  requestDeciderProblem,
+} from '../../src/rules/join-rules.js';
 import { ROLE_LEVEL } from '../../src/rules/policy.js';
 
 const DAY = 86_400_000;
@@ -17,6 +22,20 @@ describe('codeRoleProblem: a code gives less than its maker holds', () => {
     const problem = codeRoleProblem(level, role);
     expect(problem !== undefined).toBe(refused);
     if (problem) expect(problem).toMatchObject({ rule: 'hierarchy', field: 'role' });
+  });
+});
+
+describe("requestDeciderProblem: a TEACHER decides what a STUDENT code opened, a domain's requests are an ADMIN's", () => {
+  const CODE = 'code-id';
+  it.each([
+    ['a TEACHER, a STUDENT request by code', ROLE_LEVEL.TEACHER, 'STUDENT', CODE, undefined],
+    ['a TEACHER, a TEACHER request by code', ROLE_LEVEL.TEACHER, 'TEACHER', CODE, 'hierarchy'],
+    ['a TEACHER, a STUDENT request by domain', ROLE_LEVEL.TEACHER, 'STUDENT', null, 'adminOnly'],
+    ['an ADMIN, a STUDENT request by domain', ROLE_LEVEL.ADMIN, 'STUDENT', null, undefined],
+    ['an ADMIN, a TEACHER request by domain', ROLE_LEVEL.ADMIN, 'TEACHER', null, undefined],
+    ['an OWNER, a TEACHER request by code', ROLE_LEVEL.OWNER, 'TEACHER', CODE, undefined],
+  ] as const)('%s', (_label, level, role, joinCodeId, rule) => {
+    expect(requestDeciderProblem(level, { role, joinCodeId })?.rule).toBe(rule);
   });
 });
 

@@ -1,12 +1,24 @@
 import type { JoinRequestStatus, Role } from '@tms/contract';
 import { and, asc, eq, gt, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/caller-read.repository.js';
+import {
+  type CallerRead,
+  type CallerScope,
+  callerReadOf,
+  selectWithCaller,
+} from '../../access/caller-read.repository.js';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { joinBlocks, joinRequests, tenantMemberships, tenants, users } from '../../db/schema.js';
 import { type MembershipWithUser, withUser } from '../memberships/memberships.repository.js';
 import { manageableBy } from './join-codes.repository.js';
+
+/**
+ * The requests a caller may decide (rules/join-rules.ts: requestDeciderProblem): an ADMIN or above
+ * all of them, a TEACHER those a STUDENT code opened (a domain's are the school's).
+ */
+const decidableBy = (caller: CallerScope) =>
+  sql`(${manageableBy(caller, joinRequests.role)} and (${caller.isSuperAdmin} or ${caller.tenantRole} in ('OWNER', 'ADMIN') or ${joinRequests.joinCodeId} is not null))`;
 
 /** A request's status as shown: a PENDING row past `expires_at` is EXPIRED (no job needed). */
 export const joinRequestStatus = sql<JoinRequestStatus>`(case when ${joinRequests.status} = 'PENDING' and ${joinRequests.expiresAt} <= now() then 'EXPIRED' else ${joinRequests.status}::text end)`;
@@ -61,7 +73,7 @@ function joinRequestsPage(db: Executor, filters: { after: boolean; status: boole
         and(
           gate,
           eq(joinRequests.tenantId, sql.placeholder('tenantId')),
-          manageableBy(caller, joinRequests.role),
+          decidableBy(caller),
           filters.after ? gt(joinRequests.id, sql.placeholder('afterId')) : undefined,
           filters.status ? eq(joinRequestStatus, sql.placeholder('status')) : undefined,
         ),

@@ -9,7 +9,7 @@ import {
   ValidationFailedError,
 } from '../../errors/index.js';
 import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
-import { approvedRoleProblem, codeRoleProblem } from '../../rules/join-rules.js';
+import { approvedRoleProblem, codeRoleProblem, requestDeciderProblem } from '../../rules/join-rules.js';
 import { refuse } from '../../rules/problems.js';
 import { insertMembershipOfUser } from '../memberships/membership-changes.repository.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
@@ -39,14 +39,14 @@ export async function listJoinRequestsPage(
 }
 
 /**
- * A PENDING request of the tenant that the caller may decide (a TEACHER: those for STUDENT), read
+ * A PENDING request of the tenant that the caller may decide (a TEACHER: those a STUDENT code opened), read
  * under the tenant's lock: an approval and the person's cancel run one after the other, and the
  * second finds the request no longer PENDING.
  */
 async function pendingToDecide({ tx, access }: TenantWrite, joinRequestId: string): Promise<JoinRequestView> {
   const request = await findJoinRequestInTenant(tx, access.tenantId, joinRequestId);
   if (!request) throw new JoinRequestNotFoundError(joinRequestId);
-  refuse(codeRoleProblem(access.level, request.role));
+  refuse(requestDeciderProblem(access.level, request));
   if (request.status !== 'PENDING') throw new JoinRequestNotPendingError(request.status);
   return request;
 }

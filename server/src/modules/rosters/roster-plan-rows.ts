@@ -40,6 +40,7 @@ const ROSTER_CODE: Record<Problem['rule'], string> = {
   term: 'INVALID_TERM',
   lastActiveOwner: 'LAST_OWNER',
   ownerOnly: 'INSUFFICIENT_ROLE',
+  adminOnly: 'INSUFFICIENT_ROLE',
   directoryManaged: 'MEMBERSHIP_MANAGED_BY_DIRECTORY',
 };
 const asRowProblem = (row: RosterRow, found: Problem): RosterProblem =>
