@@ -20,6 +20,7 @@ import type { Logger } from './logger.js';
 import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
 import { domainsRoutes } from './modules/domains/domains.router.js';
+import { guardianInvitationsRoutes } from './modules/guardians/guardian-invitations.router.js';
 import { guardiansRoutes } from './modules/guardians/guardians.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
 import { invitationsRoutes } from './modules/invitations/invitations.router.js';
@@ -149,6 +150,7 @@ export function createApp(deps: AppDeps): express.Express {
         codeKeys: deps.codeKeys ?? CodeKeys.ephemeral(),
         codeTries: deps.codeTries ?? CodeTries.create(db, 10),
       }),
+      guardianInvitations: guardianInvitationsRoutes,
       me: meRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
       joinCodes: joinCodesRoutes({ codeKeys, codeTries }),

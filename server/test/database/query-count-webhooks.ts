@@ -221,9 +221,9 @@ export const WEBHOOK_CASES: WebhookCase[] = [
   },
   {
     route: 'users.erase',
-    name: 'a user without memberships: user; then its tenants locked, what names it found and rewritten, no join request to cancel nor block to lift, its guardian links and pairing codes deleted, event',
+    name: 'a user without memberships: user; then its tenants locked, what names it found and rewritten, no join request to cancel nor block to lift, its guardian links and pairing codes deleted, its guardian invitations found (none to pseudonymise) and none to revoke, event',
     status: 204,
-    cost: writes(24),
+    cost: writes(26),
     call: (w) => w.superAdmin.api.users.erase({ params: { userId: w.erasable.userId } }),
   },
 ];

@@ -4,7 +4,7 @@ import { joinCodes, joinRequests, tenantMemberships } from '../../src/db/schema.
 import { codeOf, schoolOf } from '../joining/helpers.js';
 import { type Actor, createActor } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
-import { type AnyResponse, errorCodeOf } from '../support/memberships.js';
+import { decided, errorCodeOf } from '../support/memberships.js';
 
 // PostgreSQL only (this folder runs when TEST_DATABASE_URL is set): PGlite runs one transaction at
 // a time, so these would pass even without the tenant lock that POST /join, approvals and cancels
@@ -18,20 +18,6 @@ beforeAll(async () => {
   h = await startTestServer();
 });
 afterAll(() => h?.close());
-
-/**
- * The answer once the server decided: a request the server shed under load (429 TENANT_BUSY, 503
- * SERVICE_OVERLOADED, when the machine is busy) is sent again, as a client honouring Retry-After
- * would, so that every request ends with what the rules decided.
- */
-async function decided(send: () => Promise<AnyResponse>): Promise<AnyResponse> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await send();
-    const shed = (res.status === 429 && errorCodeOf(res) === 'TENANT_BUSY') || res.status === 503;
-    if (!shed || attempt === 50) return res;
-    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
-  }
-}
 
 describe('join codes under concurrent redemption', () => {
   it(`${PEOPLE} people redeeming a code of maxUses ${MAX_USES} at once: exactly ${MAX_USES} get in`, async () => {

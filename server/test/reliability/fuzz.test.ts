@@ -19,7 +19,7 @@ beforeAll(async () => {
   port = Number(new URL(h.baseUrl).port);
   const admin = await createSuperAdmin(h);
   const tenant = await createTenantFixture(h);
-  const { membershipId } = await addMember(h, tenant.tenantId, 'STUDENT');
+  const { membershipId, actor: student } = await addMember(h, tenant.tenantId, 'STUDENT');
   // A pending invitation and transfer, so that their routes are fuzzed past "not found" too.
   const sdk = createClient({ baseUrl: h.baseUrl, token: admin.token });
   const invitation = await sdk.invitations.create(tenant.tenantId, {
@@ -44,6 +44,11 @@ beforeAll(async () => {
     joinCode.code ?? '',
   );
   if (asked.outcome !== 'requested') throw new Error('fuzz setup: the join request was not made');
+  // A pending guardian invitation for the student, for the routes that name one.
+  const guardianInvitation = await sdk.guardianInvitations.create(tenant.tenantId, student.userId, {
+    email: 'fuzzed-guardian@example.test',
+    relationship: 'PARENT',
+  });
   context = {
     tenantId: tenant.tenantId,
     membershipId,
@@ -56,6 +61,7 @@ beforeAll(async () => {
     joinCodeId: joinCode.joinCodeId,
     joinCode: joinCode.code ?? '',
     joinRequestId: asked.joinRequest.joinRequestId,
+    guardianInvitationId: guardianInvitation.guardianInvitationId,
   };
 });
 afterAll(() => h?.close());

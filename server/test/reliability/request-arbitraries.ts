@@ -30,6 +30,8 @@ export type FuzzContext = {
   joinCodeId: string;
   joinCode: string;
   joinRequestId: string;
+  /** A pending guardian invitation for the tenant's student. */
+  guardianInvitationId: string;
 };
 
 /** The context's ids for a path parameter; any other name gets the membership's. */
@@ -43,6 +45,7 @@ const idsFor = (context: FuzzContext, name: string): string[] =>
     userId: [context.userId],
     joinCodeId: [context.joinCodeId],
     joinRequestId: [context.joinRequestId],
+    guardianInvitationId: [context.guardianInvitationId],
     code: [context.joinCode, context.joinCode.toLowerCase().replace('-', '')],
   })[name] ?? [context.membershipId];
 
@@ -113,6 +116,8 @@ const queryKey = fc.oneof(
   fc.constantFrom('limit', 'cursor', 'q', 'role', 'status', 'status[]', 'limit[]', 'q[a]', '__proto__'),
   // The audit lists' filters.
   fc.constantFrom('action', 'actorUserId', 'targetId', 'since', 'until', 'tenantId', 'action[]'),
+  // The guardian invitations' list filter.
+  fc.constant('studentUserId'),
   fc.string({ maxLength: 10 }).map(encodeURIComponent),
 );
 const query = fc

@@ -155,3 +155,17 @@ export function expectOneLastOwnerRefusal(
     }
   });
 }
+
+/**
+ * The answer once the server decided: a request the server shed under load (429 TENANT_BUSY, 503
+ * SERVICE_OVERLOADED, when the machine is busy) is sent again, as a client honouring Retry-After
+ * would, so that every request of a race ends with what the rules decided.
+ */
+export async function decided(send: () => Promise<AnyResponse>): Promise<AnyResponse> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await send();
+    const shed = (res.status === 429 && errorCodeOf(res) === 'TENANT_BUSY') || res.status === 503;
+    if (!shed || attempt === 50) return res;
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+  }
+}
