@@ -3,6 +3,7 @@ import { createClient } from '@tms/client';
 import {
   type Contract,
   contract,
+  emptyRosterSummary,
   HTTP_STATUS,
   type ResponseCode,
   type Role,
@@ -203,7 +204,7 @@ async function pendingIn(
     mode: 'add',
     dryRun: false,
     status: 'SUCCEEDED',
-    summary: { create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 },
+    summary: emptyRosterSummary(),
     finishedAt: new Date(),
   });
   // A SCIM token and a directory group, for the routes that name one.
