@@ -24,6 +24,7 @@ import {
 } from './answers.js';
 import { auditEventsOf } from './audit-events.js';
 import { domainsOf } from './domains.js';
+import { guardianInvitationsOf } from './guardian-invitations.js';
 import { guardiansOf } from './guardians.js';
 import { invitationsOf } from './invitations.js';
 import { joinCodesOf, joinRequestsOf } from './joining.js';
@@ -190,6 +191,7 @@ export function createClient(clientOptions: ClientOptions) {
     webhooks: webhooksOf(send),
     platformWebhooks: platformWebhooksOf(send),
     guardians: guardiansOf(send),
+    guardianInvitations: guardianInvitationsOf(send),
     users: {
       /**
        * Erases a user for privacy (super administrators): memberships removed, name and email

@@ -133,6 +133,14 @@ export const routes = {
     listWards: { method: 'GET', path: '/me/wards' },
     listMyGuardians: { method: 'GET', path: '/me/guardians' },
   },
+  guardianInvitations: {
+    create: { method: 'POST', path: '/tenants/:tenantId/students/:userId/guardian-invitations' },
+    list: { method: 'GET', path: '/tenants/:tenantId/guardian-invitations' },
+    revoke: { method: 'POST', path: '/tenants/:tenantId/guardian-invitations/:guardianInvitationId/revoke' },
+    listMine: { method: 'GET', path: '/me/guardian-invitations' },
+    accept: { method: 'POST', path: '/me/guardian-invitations/:guardianInvitationId/accept' },
+    decline: { method: 'POST', path: '/me/guardian-invitations/:guardianInvitationId/decline' },
+  },
   me: {
     get: { method: 'GET', path: '/me' },
   },

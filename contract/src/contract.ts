@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { auditEventsContract } from './audit/audit-events.contract.js';
 import { domainsContract } from './domains/domains.contract.js';
+import { guardianInvitationsContract } from './guardians/guardian-invitations.contract.js';
 import { guardiansContract } from './guardians/guardians.contract.js';
 import { healthContract } from './health/health.contract.js';
 import { invitationsContract } from './invitations/invitations.contract.js';
@@ -37,6 +38,7 @@ type Routers = {
   platformWebhooks: typeof platformWebhooksContract;
   users: typeof usersContract;
   guardians: typeof guardiansContract;
+  guardianInvitations: typeof guardianInvitationsContract;
   me: typeof meContract;
   health: typeof healthContract;
   joinCodes: typeof joinCodesContract;
@@ -59,6 +61,7 @@ export const contract: Routers = c.router({
   platformWebhooks: platformWebhooksContract,
   users: usersContract,
   guardians: guardiansContract,
+  guardianInvitations: guardianInvitationsContract,
   me: meContract,
   health: healthContract,
   joinCodes: joinCodesContract,

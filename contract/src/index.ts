@@ -11,6 +11,8 @@ export * from './contract.js';
 export * from './domains/domains.contract.js';
 export * from './domains/domains.schemas.js';
 export * from './envelope.js';
+export * from './guardians/guardian-invitations.contract.js';
+export * from './guardians/guardian-invitations.schemas.js';
 export * from './guardians/guardians.contract.js';
 export * from './guardians/guardians.schemas.js';
 export * from './health/health.contract.js';

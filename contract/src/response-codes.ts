@@ -39,6 +39,8 @@ export const ResponseCode = {
   GUARDIAN_LINK_ALREADY_EXISTS: 'GUARDIAN_LINK_ALREADY_EXISTS',
   GUARDIAN_LIMIT_REACHED: 'GUARDIAN_LIMIT_REACHED',
   GUARDIAN_OF_SELF: 'GUARDIAN_OF_SELF',
+  GUARDIAN_INVITATION_NOT_FOUND: 'GUARDIAN_INVITATION_NOT_FOUND',
+  GUARDIAN_INVITATION_ALREADY_PENDING: 'GUARDIAN_INVITATION_ALREADY_PENDING',
   INVITATION_ALREADY_PENDING: 'INVITATION_ALREADY_PENDING',
   INVITATION_NOT_PENDING: 'INVITATION_NOT_PENDING',
   TRANSFER_ALREADY_PENDING: 'TRANSFER_ALREADY_PENDING',
@@ -104,6 +106,8 @@ export const HTTP_STATUS = {
   GUARDIAN_LINK_ALREADY_EXISTS: 409,
   GUARDIAN_LIMIT_REACHED: 409,
   GUARDIAN_OF_SELF: 409,
+  GUARDIAN_INVITATION_NOT_FOUND: 404,
+  GUARDIAN_INVITATION_ALREADY_PENDING: 409,
   INVITATION_ALREADY_PENDING: 409,
   INVITATION_NOT_PENDING: 409,
   TRANSFER_ALREADY_PENDING: 409,
@@ -172,10 +176,16 @@ export const RESPONSE_CODE_MEANING = {
   STUDENT_NOT_FOUND: 'The user has no STUDENT membership in this tenant',
   GUARDIAN_LINK_NOT_FOUND: 'No such guardian link in this tenant',
   PAIRING_CODE_NOT_FOUND: 'The pairing code is wrong, already used, revoked or expired: one answer for all',
-  GUARDIAN_LINK_ALREADY_EXISTS: 'The caller is already an ACTIVE guardian of this student in this tenant',
+  GUARDIAN_LINK_ALREADY_EXISTS:
+    "The guardian (the caller, or the invited address's holder) is already an ACTIVE guardian of this student in this tenant",
   GUARDIAN_LIMIT_REACHED:
     'The student already has the most ACTIVE guardians they may have in this tenant (6)',
-  GUARDIAN_OF_SELF: "A student's own pairing code cannot make them their own guardian",
+  GUARDIAN_OF_SELF:
+    'A student cannot be their own guardian (by their own pairing code, or an invitation to their address)',
+  GUARDIAN_INVITATION_NOT_FOUND:
+    'No such guardian invitation in this tenant, or (under /me) none addressed to the caller',
+  GUARDIAN_INVITATION_ALREADY_PENDING:
+    'The address already has a pending guardian invitation for this student in this tenant',
   INVITATION_ALREADY_PENDING: 'The address already has a pending invitation to this tenant',
   INVITATION_NOT_PENDING:
     'The invitation was already accepted, declined or revoked (or, for revoke, has expired)',
@@ -190,7 +200,8 @@ export const RESPONSE_CODE_MEANING = {
     'A roster import has invalid rows, so nothing was applied; `details` lists each error with its row and column',
   ROSTER_REMOVAL_LIMIT:
     'A roster sync would remove more than `maxRemovalPercent` of the current members, so nothing was applied',
-  INVITATION_EXPIRED: 'The invitation is past `expiresAt`; ask the tenant to resend it',
+  INVITATION_EXPIRED:
+    'The invitation is past `expiresAt`; ask the tenant to resend it (a guardian invitation: to make a new one)',
   MEMBERSHIP_NOT_ACTIVE:
     'The caller already has a membership here that is not ACTIVE (suspended, ended or not begun): joining does not change it',
   JOIN_REQUEST_NOT_PENDING:

@@ -21,6 +21,7 @@ import { recordRequestMetrics } from './metrics/http-metrics.js';
 import { auditEventsRoutes } from './modules/audit/audit-events.router.js';
 import { joinByVerifiedDomains } from './modules/domains/domain-joins.service.js';
 import { domainsRoutes } from './modules/domains/domains.router.js';
+import { guardianInvitationsRoutes } from './modules/guardians/guardian-invitations.router.js';
 import { guardiansRoutes } from './modules/guardians/guardians.router.js';
 import { healthRoutes } from './modules/health/health.router.js';
 import { invitationsRoutes } from './modules/invitations/invitations.router.js';
@@ -153,6 +154,7 @@ export function createApp(deps: AppDeps): express.Express {
       platformWebhooks: platformWebhooksRoutes(webhookTargets),
       users: usersRoutes,
       guardians: guardiansRoutes({ codeKeys, codeTries }),
+      guardianInvitations: guardianInvitationsRoutes,
       health: healthRoutes(db, deps.version, deps.startedAt ?? Date.now(), isStopping),
       joinCodes: joinCodesRoutes({ codeKeys, codeTries }),
       joinRequests: joinRequestsRoutes,

@@ -9,13 +9,13 @@ export const GUARDIAN_ACTIONS = {
     target: 'guardian_link',
     before: 'null',
     after: 'GuardianLink',
-    when: 'POST /me/guardian-links (a redeemed pairing code)',
+    when: 'POST /me/guardian-links (a redeemed pairing code), POST /me/guardian-invitations/:id/accept',
   },
   'guardian_link.reactivated': {
     target: 'guardian_link',
     before: 'GuardianLink',
     after: 'GuardianLink',
-    when: 'POST /me/guardian-links: a REVOKED link of the same guardian and student made ACTIVE again',
+    when: 'POST /me/guardian-links or …/guardian-invitations/:id/accept: a REVOKED link of the same guardian and student made ACTIVE again',
   },
   'guardian_link.revoked': {
     target: 'guardian_link',
@@ -40,6 +40,30 @@ export const GUARDIAN_ACTIONS = {
     before: 'PairingCodeSummary',
     after: 'PairingCodeSummary',
     when: "POST …/students/:userId/pairing-codes making the student's sixth live code: the oldest is revoked",
+  },
+  'guardian_invitation.created': {
+    target: 'guardian_invitation',
+    before: 'null',
+    after: 'GuardianInvitation',
+    when: 'POST …/students/:userId/guardian-invitations, POST …/roster-imports (a guardian column)',
+  },
+  'guardian_invitation.accepted': {
+    target: 'guardian_invitation',
+    before: 'GuardianInvitation',
+    after: 'GuardianInvitation',
+    when: 'POST /me/guardian-invitations/:id/accept (with guardian_link.created or .reactivated)',
+  },
+  'guardian_invitation.declined': {
+    target: 'guardian_invitation',
+    before: 'GuardianInvitation',
+    after: 'GuardianInvitation',
+    when: 'POST /me/guardian-invitations/:id/decline',
+  },
+  'guardian_invitation.revoked': {
+    target: 'guardian_invitation',
+    before: 'GuardianInvitation',
+    after: 'GuardianInvitation',
+    when: "POST …/guardian-invitations/:id/revoke; the student's membership removed; the invitee or the student erased",
   },
 } as const satisfies Record<string, { target: string; before: string; after: string; when: string }>;
 

@@ -232,5 +232,6 @@ export const AUDIT_TARGET_TYPES = [
   'domain',
   'guardian_link',
   'pairing_code',
+  'guardian_invitation',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

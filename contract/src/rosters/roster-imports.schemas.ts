@@ -13,8 +13,8 @@ export const ROSTER_PROBLEMS_LISTED_MAX = 1_000;
 export const ROSTER_IMPORT_MODES = ['add', 'sync'] as const;
 export const ROSTER_IMPORT_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED'] as const;
 
-/** The columns an import reads (header names are matched case-insensitively); others are ignored. */
-export const ROSTER_COLUMNS = [
+/** The columns of a member, which an import reads and the export writes. */
+export const ROSTER_MEMBER_COLUMNS = [
   'email',
   'role',
   'givenName',
@@ -23,10 +23,15 @@ export const ROSTER_COLUMNS = [
   'endsAt',
   'userId',
 ] as const;
+/** A student row's guardian, invited by email (optional; an import reads them, the export has none). */
+export const ROSTER_GUARDIAN_COLUMNS = ['guardianEmail', 'guardianRelationship'] as const;
+
+/** The columns an import reads (header names are matched case-insensitively); others are ignored. */
+export const ROSTER_COLUMNS = [...ROSTER_MEMBER_COLUMNS, ...ROSTER_GUARDIAN_COLUMNS] as const;
 export type RosterColumn = (typeof ROSTER_COLUMNS)[number];
 
-/** The export's columns: those an import reads, then the membership's ids and status. */
-export const ROSTER_EXPORT_COLUMNS = [...ROSTER_COLUMNS, 'tenantMembershipId', 'status'] as const;
+/** The export's columns: a member's, then the membership's ids and status. */
+export const ROSTER_EXPORT_COLUMNS = [...ROSTER_MEMBER_COLUMNS, 'tenantMembershipId', 'status'] as const;
 
 /** OneRoster 1.2 roles, and the role each becomes (case-insensitive, as are ours). */
 export const ONEROSTER_ROLES = {
@@ -55,6 +60,10 @@ export const ROSTER_ROW_ERROR_CODES = [
   'ROLE_HIERARCHY_VIOLATION',
   'LAST_OWNER',
   'MEMBERSHIP_MANAGED_BY_DIRECTORY',
+  'INVALID_GUARDIAN_EMAIL',
+  'INVALID_RELATIONSHIP',
+  'GUARDIAN_NOT_STUDENT',
+  'GUARDIAN_OF_SELF',
 ] as const;
 
 /** What an import did not do, or ignored, without being wrong. */
@@ -75,8 +84,27 @@ export const RosterSummarySchema = z.object({
   remove: z.number().int().min(0).describe('Members removed (mode=sync: missing from the file)'),
   unchanged: z.number().int().min(0),
   invalid: z.number().int().min(0).describe('Rows with at least one error'),
+  guardianInvitations: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      'Guardian invitations made (PENDING) from the guardian columns; none for a student and address ' +
+        'that have one pending already, or whose holder is already their ACTIVE guardian',
+    ),
 });
 export type RosterSummary = z.infer<typeof RosterSummarySchema>;
+
+/** A summary of nothing: an import not read yet. */
+export const emptyRosterSummary = (): RosterSummary => ({
+  create: 0,
+  updateRole: 0,
+  updateTerm: 0,
+  remove: 0,
+  unchanged: 0,
+  invalid: 0,
+  guardianInvitations: 0,
+});
 
 export const RosterImportSchema = z.object({
   importId: UuidSchema,

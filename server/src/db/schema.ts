@@ -11,7 +11,7 @@ export * from './schema/requests.js';
 export * from './schema/rosters.js';
 export * from './schema/scim.js';
 
-import type { guardianLinks, pairingCodes } from './schema/guardians.js';
+import type { guardianInvitations, guardianLinks, pairingCodes } from './schema/guardians.js';
 import type { auditEvents, webhookDeliveries, webhookEndpoints } from './schema/history.js';
 import type { invitations, ownershipTransfers, tenantMemberships, tenants, users } from './schema/people.js';
 import type { rosterImports } from './schema/rosters.js';
@@ -26,6 +26,7 @@ export type OwnershipTransferRow = typeof ownershipTransfers.$inferSelect;
 export type RosterImportRow = typeof rosterImports.$inferSelect;
 export type GuardianLinkRow = typeof guardianLinks.$inferSelect;
 export type PairingCodeRow = typeof pairingCodes.$inferSelect;
+export type GuardianInvitationRow = typeof guardianInvitations.$inferSelect;
 /**
  * A membership as the service reads it: `search` is for the database's index alone, `scim_name`
  * for the directory's reads alone (modules/scim).

@@ -24,8 +24,8 @@ export class PairingCodeNotFoundError extends AppError {
 
 export class GuardianLinkAlreadyExistsError extends AppError {
   readonly code = 'GUARDIAN_LINK_ALREADY_EXISTS';
-  constructor() {
-    super('You are already a guardian of this student here');
+  constructor(message = 'You are already a guardian of this student here') {
+    super(message);
   }
 }
 
@@ -40,5 +40,20 @@ export class GuardianOfSelfError extends AppError {
   readonly code = 'GUARDIAN_OF_SELF';
   constructor() {
     super('A student cannot be their own guardian');
+  }
+}
+
+/** Another tenant's, or (under /me) one addressed to someone else: an id does not tell who was invited. */
+export class GuardianInvitationNotFoundError extends AppError {
+  readonly code = 'GUARDIAN_INVITATION_NOT_FOUND';
+  constructor(guardianInvitationId: string) {
+    super(`Guardian invitation ${guardianInvitationId} does not exist here`);
+  }
+}
+
+export class GuardianInvitationAlreadyPendingError extends AppError {
+  readonly code = 'GUARDIAN_INVITATION_ALREADY_PENDING';
+  constructor() {
+    super('This address already has a pending guardian invitation for this student');
   }
 }

@@ -39,6 +39,9 @@ export const ERROR_EXAMPLES = {
   GUARDIAN_LINK_ALREADY_EXISTS: () => new guardian.GuardianLinkAlreadyExistsError(),
   GUARDIAN_LIMIT_REACHED: () => new guardian.GuardianLimitReachedError(6),
   GUARDIAN_OF_SELF: () => new guardian.GuardianOfSelfError(),
+  GUARDIAN_INVITATION_NOT_FOUND: () =>
+    new guardian.GuardianInvitationNotFoundError('019a8c2e-4b1d-7c3e-9f0a-5d6e7f809a1d'),
+  GUARDIAN_INVITATION_ALREADY_PENDING: () => new guardian.GuardianInvitationAlreadyPendingError(),
   INVITATION_NOT_FOUND: () => new notFound.InvitationNotFoundError('019a8c2e-4b1d-7c3e-9f0a-5d6e7f809a1b'),
   TRANSFER_NOT_FOUND: () => new notFound.TransferNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e0f'),
   WEBHOOK_NOT_FOUND: () => new notFound.WebhookNotFoundError('019a8c2f-1a2b-7c3d-8e4f-5a6b7c8d9e10'),

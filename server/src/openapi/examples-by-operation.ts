@@ -3,6 +3,10 @@ import { DOMAIN_REQUEST_EXAMPLES, DOMAIN_RESPONSE_EXAMPLES } from './domain-exam
 import { type Example, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples.js';
 import { EXPORT_RESPONSE_MEDIA, type ResponseMedia } from './export-examples.js';
 import { GUARDIAN_REQUEST_EXAMPLES, GUARDIAN_RESPONSE_EXAMPLES } from './guardian-examples.js';
+import {
+  GUARDIAN_INVITATION_REQUEST_EXAMPLES,
+  GUARDIAN_INVITATION_RESPONSE_EXAMPLES,
+} from './guardian-invitation-examples.js';
 import { HEALTH_RESPONSE_EXAMPLES } from './health-examples.js';
 import { JOINING_REQUEST_EXAMPLES, JOINING_RESPONSE_EXAMPLES } from './joining-examples.js';
 import { LIFECYCLE_REQUEST_EXAMPLES, LIFECYCLE_RESPONSE_EXAMPLES } from './lifecycle-examples.js';
@@ -30,6 +34,7 @@ export const REQUEST_EXAMPLES_BY_OPERATION: ByOperation<Record<string, Example>>
   JOINING_REQUEST_EXAMPLES,
   DOMAIN_REQUEST_EXAMPLES,
   GUARDIAN_REQUEST_EXAMPLES,
+  GUARDIAN_INVITATION_REQUEST_EXAMPLES,
 );
 
 const RESPONSE_FILES: ByOperation<object>[] = [
@@ -43,6 +48,7 @@ const RESPONSE_FILES: ByOperation<object>[] = [
   JOINING_RESPONSE_EXAMPLES,
   DOMAIN_RESPONSE_EXAMPLES,
   GUARDIAN_RESPONSE_EXAMPLES,
+  GUARDIAN_INVITATION_RESPONSE_EXAMPLES,
 ];
 
 /** Likewise per operation and status. */

@@ -1,4 +1,4 @@
-import type { RosterImport } from '@tms/contract';
+import { emptyRosterSummary, type RosterImport } from '@tms/contract';
 import { type Examples, GREEN_VALLEY, ok } from './examples.js';
 
 /*
@@ -56,7 +56,7 @@ export const ROSTER_REQUEST_EXAMPLES = {
   },
 };
 
-const zero = { create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 };
+const zero = emptyRosterSummary();
 
 const dryRun: RosterImport = {
   importId: DRY_RUN,
@@ -65,7 +65,15 @@ const dryRun: RosterImport = {
   dryRun: true,
   status: 'SUCCEEDED',
   progress: { rowsRead: 12, rowsTotal: 12 },
-  summary: { create: 9, updateRole: 1, updateTerm: 0, remove: 1, unchanged: 0, invalid: 1 },
+  summary: {
+    create: 9,
+    updateRole: 1,
+    updateTerm: 0,
+    remove: 1,
+    unchanged: 0,
+    invalid: 1,
+    guardianInvitations: 4,
+  },
   errors: [
     {
       row: 8,

@@ -2,8 +2,10 @@ import { GUARDIANS_PER_STUDENT_MAX, ROLE_LEVEL, TENANT_ADMIN_LEVEL } from '@tms/
 import {
   type AppError,
   GuardianLimitReachedError,
+  GuardianLinkAlreadyExistsError,
   GuardianOfSelfError,
   InsufficientRoleError,
+  StudentNotFoundError,
   TenantAccessDeniedError,
 } from '../errors/index.js';
 import { NO_ROLE_LEVEL } from './policy.js';
@@ -59,5 +61,24 @@ export function newGuardianProblem(
   if (guardianUserId === studentUserId) return new GuardianOfSelfError();
   if (activeGuardians >= GUARDIANS_PER_STUDENT_MAX)
     return new GuardianLimitReachedError(GUARDIANS_PER_STUDENT_MAX);
+  return undefined;
+}
+
+/**
+ * What an invitation of an address to be the student's guardian must not be: for someone who is
+ * no STUDENT here (undefined address: no STUDENT membership), to the student's own address, or to
+ * someone already their ACTIVE guardian. The six-guardian limit is not asked here: it holds on
+ * ACTIVE links, which may be revoked before the invitation is answered, so the acceptance counts.
+ */
+export function guardianInvitationProblem(
+  invitation: { studentUserId: string; canonical: string },
+  facts: { studentAddress: string | null | undefined; linked: boolean },
+): AppError | undefined {
+  if (facts.studentAddress === undefined) return new StudentNotFoundError(invitation.studentUserId);
+  if (facts.studentAddress === invitation.canonical) return new GuardianOfSelfError();
+  if (facts.linked)
+    return new GuardianLinkAlreadyExistsError(
+      "The address's holder is already an ACTIVE guardian of this student here",
+    );
   return undefined;
 }

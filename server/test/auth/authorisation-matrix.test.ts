@@ -3,6 +3,7 @@ import { createClient } from '@tms/client';
 import {
   type Contract,
   contract,
+  emptyRosterSummary,
   HTTP_STATUS,
   type ResponseCode,
   type Role,
@@ -14,6 +15,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flattenRoutes } from '../../src/app.js';
 import {
+  guardianInvitations,
   guardianLinks,
   invitations,
   joinBlocks,
@@ -90,15 +92,31 @@ type World = {
   pairingCode: string;
 };
 
-/** A tenant's STUDENT and an ACTIVE guardian link to them. */
-type Ward = { studentUserId: string; guardianLinkId: string };
+/** A tenant's STUDENT, an ACTIVE guardian link to them, and a pending guardian invitation for them. */
+type Ward = { studentUserId: string; guardianLinkId: string; guardianInvitationId: string };
 
 /** A new user linked to the tenant's student through a pairing code its OWNER made. */
 async function wardOf(owner: Actor, tenantId: string, studentUserId: string, guardian?: Actor) {
   const who = guardian ?? (await createActor(h));
   const { code } = await sdkOf(h, owner).guardians.createPairingCode(tenantId, studentUserId);
   const link = await sdkOf(h, who).guardians.redeem({ code, relationship: 'PARENT' });
-  return { guardian: who, ward: { studentUserId, guardianLinkId: link.guardianLinkId } };
+  // Addressed to someone who is none of the matrix's callers: on /me, every caller is someone else.
+  const guardianInvitationId = randomUUID();
+  const email = `${unique('guardian-invitee')}@example.test`;
+  await h.db.insert(guardianInvitations).values({
+    id: guardianInvitationId,
+    tenantId,
+    studentUserId,
+    email,
+    emailCanonical: email,
+    relationship: 'PARENT',
+    source: 'API',
+    expiresAt: new Date(Date.now() + 14 * DAY_MS),
+  });
+  return {
+    guardian: who,
+    ward: { studentUserId, guardianLinkId: link.guardianLinkId, guardianInvitationId },
+  };
 }
 
 type Hook = { webhookId: string; deliveryId: string };
@@ -186,7 +204,7 @@ async function pendingIn(
     mode: 'add',
     dryRun: false,
     status: 'SUCCEEDED',
-    summary: { create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 },
+    summary: emptyRosterSummary(),
     finishedAt: new Date(),
   });
   // A SCIM token and a directory group, for the routes that name one.
@@ -301,6 +319,7 @@ type Place = {
   groupId: string;
   studentUserId: string;
   guardianLinkId: string;
+  guardianInvitationId: string;
 } & Joining;
 
 /** The URL's tenant and the ids under it for a target (a membership, an invitation, a transfer, an endpoint). */
@@ -320,6 +339,7 @@ function place(target: Target, world: World): Place {
     domainId: t.domainId,
     studentUserId: t.studentUserId,
     guardianLinkId: t.guardianLinkId,
+    guardianInvitationId: t.guardianInvitationId,
   });
   switch (target) {
     case 'ownTenant':
@@ -343,6 +363,7 @@ function place(target: Target, world: World): Place {
         domainId: randomUUID(),
         studentUserId: randomUUID(),
         guardianLinkId: randomUUID(),
+        guardianInvitationId: randomUUID(),
       };
     case 'otherTenantsMembership':
       return { tenantId: world.a.tenantId, ...ids(world.b) };
@@ -363,6 +384,7 @@ const CHILD_IDS = [
   // The blocked person of another tenant is not blocked here.
   [':tenantId/join-blocks/:userId', 'JOIN_BLOCK_NOT_FOUND'],
   [':guardianLinkId', 'GUARDIAN_LINK_NOT_FOUND'],
+  [':guardianInvitationId', 'GUARDIAN_INVITATION_NOT_FOUND'],
   // Another tenant's student is no student here (…/access/:userId names any user: not a child).
   ['/students/:userId', 'STUDENT_NOT_FOUND'],
 ] as const;
@@ -549,6 +571,27 @@ const REQUESTS = {
   }),
   'guardians.listWards': () => ({ path: '/me/wards', success: 200 }),
   'guardians.listMyGuardians': () => ({ path: '/me/guardians', success: 200 }),
+  'guardianInvitations.create': (p) => ({
+    path: `/tenants/${p.tenantId}/students/${p.studentUserId}/guardian-invitations`,
+    body: { email: `${unique('matrix')}@example.test`, relationship: 'PARENT' },
+    success: 201,
+  }),
+  'guardianInvitations.list': (p) => ({ path: `/tenants/${p.tenantId}/guardian-invitations`, success: 200 }),
+  'guardianInvitations.revoke': (p) => ({
+    path: `/tenants/${p.tenantId}/guardian-invitations/${p.guardianInvitationId}/revoke`,
+    success: 200,
+  }),
+  'guardianInvitations.listMine': () => ({ path: '/me/guardian-invitations', success: 200 }),
+  'guardianInvitations.accept': (p) => ({
+    path: `/me/guardian-invitations/${p.guardianInvitationId}/accept`,
+    success: 201,
+    toOthers: 'GUARDIAN_INVITATION_NOT_FOUND',
+  }),
+  'guardianInvitations.decline': (p) => ({
+    path: `/me/guardian-invitations/${p.guardianInvitationId}/decline`,
+    success: 200,
+    toOthers: 'GUARDIAN_INVITATION_NOT_FOUND',
+  }),
   'scimTokens.create': (p) => ({
     path: `/tenants/${p.tenantId}/scim-tokens`,
     body: { description: 'matrix' },
@@ -695,6 +738,12 @@ const ACCESS = {
   'guardians.redeem': 'authenticated',
   'guardians.listWards': 'authenticated',
   'guardians.listMyGuardians': 'authenticated',
+  'guardianInvitations.create': 'tenantTeacher',
+  'guardianInvitations.list': 'tenantTeacher',
+  'guardianInvitations.revoke': 'tenantTeacher',
+  'guardianInvitations.listMine': 'authenticated',
+  'guardianInvitations.accept': 'authenticated',
+  'guardianInvitations.decline': 'authenticated',
   'scimTokens.create': 'tenantAdmin',
   'scimTokens.list': 'tenantAdmin',
   'scimTokens.revoke': 'tenantAdmin',
@@ -883,6 +932,11 @@ async function snapshot(world: World) {
       .from(pairingCodes)
       .where(inArray(pairingCodes.tenantId, ids))
       .orderBy(pairingCodes.id),
+    await h.db
+      .select()
+      .from(guardianInvitations)
+      .where(inArray(guardianInvitations.tenantId, ids))
+      .orderBy(guardianInvitations.id),
   ];
   return JSON.stringify({
     guardianRows,

@@ -20,6 +20,12 @@ export type GuardianFixture = {
   newcomer: Actor;
   code: string;
   guardianLinkId: string;
+  /** Invited (PENDING) to be the student's guardian: to accept, and one to decline. */
+  invitee: Actor;
+  acceptId: string;
+  declineId: string;
+  /** A PENDING invitation for the school to revoke. */
+  revokeId: string;
 };
 
 export async function guardianFixture(h: TestServer): Promise<GuardianFixture> {
@@ -32,6 +38,14 @@ export async function guardianFixture(h: TestServer): Promise<GuardianFixture> {
   const first = await sdk(teacher).guardians.createPairingCode(t.tenantId, student.userId);
   const link = await sdk(guardian).guardians.redeem({ code: first.code, relationship: 'PARENT' });
   const { code } = await sdk(teacher).guardians.createPairingCode(t.tenantId, student.userId);
+  const invitee = await createActor(h);
+  const invite = async (email: string, userId = student.userId) =>
+    (await sdk(teacher).guardianInvitations.create(t.tenantId, userId, { email, relationship: 'PARENT' }))
+      .guardianInvitationId;
+  const sibling = (await addMember(h, t.tenantId, 'STUDENT')).actor;
+  const acceptId = await invite(invitee.email);
+  const declineId = await invite(invitee.email, sibling.userId);
+  const revokeId = await invite(`${invitee.subject}.other@example.test`);
   return {
     tenantId: t.tenantId,
     teacher,
@@ -41,6 +55,10 @@ export async function guardianFixture(h: TestServer): Promise<GuardianFixture> {
     newcomer: await createActor(h),
     code,
     guardianLinkId: link.guardianLinkId,
+    invitee,
+    acceptId,
+    declineId,
+    revokeId,
   };
 }
 
@@ -60,6 +78,58 @@ const decidedFirst = (n: number): Cost => ({ statements: n + 1, transactions: 1 
 const student = (g: GuardianFixture) => ({ tenantId: g.tenantId, userId: g.student.userId });
 
 export const GUARDIAN_CASES: GuardianCase[] = [
+  {
+    route: 'guardianInvitations.create',
+    name: 'caller decided before the body; then lock, caller with its role, the student and the address, lapsed expired, insert, audit event',
+    status: 201,
+    cost: decidedFirst(6),
+    call: (g) =>
+      g.teacher.api.guardianInvitations.create({
+        params: student(g),
+        body: { email: `${g.newcomer.subject}@example.test`, relationship: 'OTHER' },
+      }),
+  },
+  {
+    route: 'guardianInvitations.list',
+    name: 'caller with its role and the page',
+    status: 200,
+    cost: reads(1),
+    call: (g) => g.teacher.api.guardianInvitations.list({ params: { tenantId: g.tenantId }, query: {} }),
+  },
+  {
+    route: 'guardianInvitations.revoke',
+    name: 'caller decided before the body; then lock, caller with its role, the invitation, revoke, audit event',
+    status: 200,
+    cost: decidedFirst(5),
+    call: (g) =>
+      g.teacher.api.guardianInvitations.revoke({
+        params: { tenantId: g.tenantId, guardianInvitationId: g.revokeId },
+        body: {},
+      }),
+  },
+  {
+    route: 'guardianInvitations.listMine',
+    name: 'caller with the invitations to its address',
+    status: 200,
+    cost: reads(1),
+    call: (g) => g.invitee.api.guardianInvitations.listMine(),
+  },
+  {
+    route: 'guardianInvitations.accept',
+    name: "caller; then the invitation's tenant, lock, caller, the invitation, the student, the pair's link, the count, insert, link event, accepted, invitation event",
+    status: 201,
+    cost: writes(12),
+    call: (g) =>
+      g.invitee.api.guardianInvitations.accept({ params: { guardianInvitationId: g.acceptId }, body: {} }),
+  },
+  {
+    route: 'guardianInvitations.decline',
+    name: "caller; then the invitation's tenant, lock, caller, the invitation, declined, audit event",
+    status: 200,
+    cost: writes(7),
+    call: (g) =>
+      g.invitee.api.guardianInvitations.decline({ params: { guardianInvitationId: g.declineId }, body: {} }),
+  },
   {
     route: 'guardians.createPairingCode',
     name: 'caller decided before the body; then lock, caller with its role, the student, their live codes, insert, audit event',

@@ -221,9 +221,9 @@ export const WEBHOOK_CASES: WebhookCase[] = [
   },
   {
     route: 'users.erase',
-    name: 'a user without memberships: user; then its tenants locked, what names it found and rewritten, no join request to cancel nor block to lift, the domains that reached it forgotten, its guardian links and pairing codes deleted, event',
+    name: 'a user without memberships: user; then its tenants locked, what names it found and rewritten, no join request to cancel nor block to lift, the domains that reached it forgotten, its guardian links and pairing codes deleted, its guardian invitations found (none to pseudonymise) and none to revoke, event',
     status: 204,
-    cost: writes(25),
+    cost: writes(27),
     call: (w) => w.superAdmin.api.users.erase({ params: { userId: w.erasable.userId } }),
   },
 ];

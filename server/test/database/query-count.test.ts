@@ -405,9 +405,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.remove',
-    name: "a STUDENT's: lock, caller with its role, the membership to change, delete, audit event, their guardian links, their pairing codes revoked",
+    name: "a STUDENT's: lock, caller with its role, the membership to change, delete, audit event, their guardian links, their pairing codes revoked, their pending guardian invitations (none)",
     status: 204,
-    cost: writes(7),
+    cost: writes(8),
     call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
   },
   {

@@ -1,6 +1,6 @@
 import type { GuardianRelationship, PairingCode } from '@tms/contract';
 import { and, eq, sql } from 'drizzle-orm';
-import { pairingCodes } from '../../src/db/schema.js';
+import { guardianInvitations, pairingCodes } from '../../src/db/schema.js';
 import {
   type Actor,
   addMember,
@@ -55,4 +55,36 @@ export async function lapseCode(h: TestServer, code: PairingCode): Promise<void>
     .update(pairingCodes)
     .set({ expiresAt: sql`now() - interval '1 minute'` })
     .where(and(eq(pairingCodes.tenantId, code.tenantId), eq(pairingCodes.id, code.pairingCodeId)));
+}
+
+/** Drives time: the guardian invitation's `expires_at` a minute in the past, as if its 14 days had passed. */
+export async function lapseGuardianInvitation(
+  h: TestServer,
+  invitation: { tenantId: string; guardianInvitationId: string },
+): Promise<void> {
+  await h.db
+    .update(guardianInvitations)
+    .set({ expiresAt: sql`now() - interval '1 minute'` })
+    .where(
+      and(
+        eq(guardianInvitations.tenantId, invitation.tenantId),
+        eq(guardianInvitations.id, invitation.guardianInvitationId),
+      ),
+    );
+}
+
+/** The school's TEACHER invites a new user, by their address, to be the student's guardian. */
+export async function invitedGuardian(
+  h: TestServer,
+  school: School,
+  relationship: GuardianRelationship = 'PARENT',
+  student: Actor = school.student,
+) {
+  const invitee = await createActor(h);
+  const invitation = await sdkOf(h, school.teacher).guardianInvitations.create(
+    school.tenantId,
+    student.userId,
+    { email: invitee.email, relationship },
+  );
+  return { invitee, invitation };
 }

@@ -418,6 +418,23 @@ const TRIGGERS = {
       token: student.token,
       body: redeem(await pairingCode()),
     }),
+  GUARDIAN_INVITATION_NOT_FOUND: () =>
+    call(h, {
+      path: `/tenants/${tenant.tenantId}/guardian-invitations/${MISSING}/revoke`,
+      method: 'POST',
+      token: tenant.owner.token,
+    }),
+  GUARDIAN_INVITATION_ALREADY_PENDING: async () => {
+    const invite = () =>
+      call(h, {
+        path: `/tenants/${tenant.tenantId}/students/${student.userId}/guardian-invitations`,
+        method: 'POST',
+        token: tenant.owner.token,
+        body: JSON.stringify({ email: 'twice.invited@example.test', relationship: 'PARENT' }),
+      });
+    expect((await invite()).status).toBe(201);
+    return invite();
+  },
   WEBHOOK_NOT_FOUND: () =>
     call(h, { path: `/tenants/${tenant.tenantId}/webhooks/${MISSING}`, token: tenant.owner.token }),
   WEBHOOK_DELIVERY_NOT_FOUND: async () => {

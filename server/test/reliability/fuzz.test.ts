@@ -19,7 +19,7 @@ beforeAll(async () => {
   port = Number(new URL(h.baseUrl).port);
   const admin = await createSuperAdmin(h);
   const tenant = await createTenantFixture(h);
-  const { membershipId } = await addMember(h, tenant.tenantId, 'STUDENT');
+  const { membershipId, actor: student } = await addMember(h, tenant.tenantId, 'STUDENT');
   // A pending invitation and transfer, so that their routes are fuzzed past "not found" too.
   const sdk = createClient({ baseUrl: h.baseUrl, token: admin.token });
   const invitation = await sdk.invitations.create(tenant.tenantId, {
@@ -50,6 +50,11 @@ beforeAll(async () => {
     mode: 'request',
   });
   await sdk.domains.verify(domain.domainId);
+  // A pending guardian invitation for the student, for the routes that name one.
+  const guardianInvitation = await sdk.guardianInvitations.create(tenant.tenantId, student.userId, {
+    email: 'fuzzed-guardian@example.test',
+    relationship: 'PARENT',
+  });
   context = {
     tenantId: tenant.tenantId,
     membershipId,
@@ -63,6 +68,7 @@ beforeAll(async () => {
     joinCode: joinCode.code ?? '',
     joinRequestId: asked.joinRequest.joinRequestId,
     domainId: domain.domainId,
+    guardianInvitationId: guardianInvitation.guardianInvitationId,
   };
 });
 afterAll(() => h?.close());

@@ -32,6 +32,8 @@ export type FuzzContext = {
   joinRequestId: string;
   /** A mail domain of the tenant (verified, mode request). */
   domainId: string;
+  /** A pending guardian invitation for the tenant's student. */
+  guardianInvitationId: string;
 };
 
 /** The context's ids for a path parameter; any other name gets the membership's. */
@@ -46,6 +48,7 @@ const idsFor = (context: FuzzContext, name: string): string[] =>
     joinCodeId: [context.joinCodeId],
     joinRequestId: [context.joinRequestId],
     domainId: [context.domainId],
+    guardianInvitationId: [context.guardianInvitationId],
     code: [context.joinCode, context.joinCode.toLowerCase().replace('-', '')],
   })[name] ?? [context.membershipId];
 
@@ -116,6 +119,8 @@ const queryKey = fc.oneof(
   fc.constantFrom('limit', 'cursor', 'q', 'role', 'status', 'status[]', 'limit[]', 'q[a]', '__proto__'),
   // The audit lists' filters.
   fc.constantFrom('action', 'actorUserId', 'targetId', 'since', 'until', 'tenantId', 'action[]'),
+  // The guardian invitations' list filter.
+  fc.constant('studentUserId'),
   fc.string({ maxLength: 10 }).map(encodeURIComponent),
 );
 const query = fc

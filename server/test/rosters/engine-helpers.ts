@@ -23,6 +23,7 @@ export function rosterRow(
     row,
     email: identity ?? null,
     userId: null,
+    guardian: null,
     role: undefined,
     displayName: null,
     startsAt: undefined,

@@ -34,7 +34,14 @@ describe('mode=sync', () => {
       role: 'ADMIN',
       mode: 'sync',
     });
-    expect(plan.summary).toEqual({ create: 0, updateRole: 0, updateTerm: 0, remove: 3, unchanged: 1 });
+    expect(plan.summary).toEqual({
+      create: 0,
+      updateRole: 0,
+      updateTerm: 0,
+      remove: 3,
+      unchanged: 1,
+      guardianInvitations: 0,
+    });
     // The OWNER is above the ADMIN's role: it stays, with a warning that names it.
     expect(plan.warnings).toEqual([
       { row: null, column: null, code: 'NOT_REMOVED', message: expect.stringContaining(t.owner.email) },

@@ -28,7 +28,14 @@ describe('whom a row names', () => {
     const plan = await runImport(h.db, t.tenantId, [rosterRow(2, { email, displayName: 'Ada Lovelace' })], {
       caller: t.owner,
     });
-    expect(plan.summary).toEqual({ create: 1, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0 });
+    expect(plan.summary).toEqual({
+      create: 1,
+      updateRole: 0,
+      updateTerm: 0,
+      remove: 0,
+      unchanged: 0,
+      guardianInvitations: 0,
+    });
     const member = (await storedMembers(h.db, t.tenantId)).get(email.toLowerCase());
     expect(member).toMatchObject({
       email,
@@ -140,7 +147,14 @@ describe('what a row does', () => {
     ];
     const plan = await runImport(h.db, t.tenantId, rows, { caller: t.owner });
     expect(plan.errors).toEqual([]);
-    expect(plan.summary).toEqual({ create: 1, updateRole: 2, updateTerm: 1, remove: 0, unchanged: 2 });
+    expect(plan.summary).toEqual({
+      create: 1,
+      updateRole: 2,
+      updateTerm: 1,
+      remove: 0,
+      unchanged: 2,
+      guardianInvitations: 0,
+    });
 
     const stored = await storedMembers(h.db, t.tenantId);
     const of = (email: string | undefined) => stored.get((email as string).toLowerCase());
@@ -210,7 +224,14 @@ describe('the hierarchy, row by row', () => {
       { row: 5, column: 'email', code: 'DUPLICATE_EMAIL' },
       { row: 6, column: 'role', code: 'ROLE_HIERARCHY_VIOLATION' },
     ]);
-    expect(plan.summary).toEqual({ create: 1, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 2 });
+    expect(plan.summary).toEqual({
+      create: 1,
+      updateRole: 0,
+      updateTerm: 0,
+      remove: 0,
+      unchanged: 2,
+      guardianInvitations: 0,
+    });
 
     const demote = await runImport(
       h.db,
@@ -247,7 +268,14 @@ describe('applying', () => {
     const events = await storedEvents(h.db, t.tenantId);
 
     const second = await runImport(h.db, t.tenantId, rows, { caller: t.owner, mode: 'sync' });
-    expect(second.summary).toEqual({ create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 4 });
+    expect(second.summary).toEqual({
+      create: 0,
+      updateRole: 0,
+      updateTerm: 0,
+      remove: 0,
+      unchanged: 4,
+      guardianInvitations: 0,
+    });
     expect(await storedMembers(h.db, t.tenantId)).toEqual(stored);
     expect(await storedEvents(h.db, t.tenantId)).toEqual(events);
   });

@@ -40,6 +40,7 @@ describe('the audit trail', () => {
       remove: 0,
       unchanged: 3,
       invalid: 0,
+      guardianInvitations: 0,
     });
     expect(await membersOf(h.db, s.tenantId)).toEqual(members);
     expect(await eventsOf(h.db, s.tenantId)).toEqual(events);

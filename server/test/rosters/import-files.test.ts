@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { emptyRosterSummary } from '@tms/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantFixture, type TenantFixture, unique } from '../support/factories.js';
 import {
@@ -36,7 +37,7 @@ describe('the sample file (docs/examples/roster.csv)', () => {
       mode: 'add',
       dryRun: false,
       progress: { rowsRead: lines, rowsTotal: lines },
-      summary: { create: lines, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 },
+      summary: { ...emptyRosterSummary(), create: lines },
       errors: [],
       warnings: [],
       failure: null,

@@ -1,5 +1,5 @@
 import { setImmediate as turn } from 'node:timers/promises';
-import { ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
+import { emptyRosterSummary, ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
 import { eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,7 +142,7 @@ describe('a process that dies or stops', () => {
       dryRun: false,
       status,
       rowsTotal: LARGE,
-      summary: { create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 },
+      summary: emptyRosterSummary(),
     });
     const [dead, alive] = [row('RUNNING'), row('QUEUED')];
     await h.db.insert(rosterImports).values([dead, alive]);

@@ -190,6 +190,7 @@ describe('dry run, all or nothing, twice', () => {
       remove: 2,
       unchanged: 0,
       invalid: 0,
+      guardianInvitations: 0,
     });
     expect(await membersOf(h.db, s.tenantId)).toEqual(members);
     expect(await eventsOf(h.db, s.tenantId)).toEqual(events);

@@ -236,6 +236,7 @@ describe('the examples of the OpenAPI document', () => {
     const withBody = operations.filter(({ op }) => op.requestBody);
     expect(withBody.map(({ op }) => op.operationId).sort()).toEqual(
       [
+        'acceptGuardianInvitation',
         'acceptInvitation',
         'acceptOwnershipTransfer',
         'approveJoinRequest',
@@ -244,6 +245,7 @@ describe('the examples of the OpenAPI document', () => {
         'cancelOwnershipTransfer',
         'createInvitation',
         'createDomain',
+        'createGuardianInvitation',
         'createJoinCode',
         'createMembership',
         'createOwnershipTransfer',
@@ -253,6 +255,7 @@ describe('the examples of the OpenAPI document', () => {
         'createScimToken',
         'createTenant',
         'createWebhook',
+        'declineGuardianInvitation',
         'declineInvitation',
         'declineOwnershipTransfer',
         'joinWithCode',
@@ -263,6 +266,7 @@ describe('the examples of the OpenAPI document', () => {
         'restoreTenant',
         'retryPlatformWebhookDelivery',
         'retryWebhookDelivery',
+        'revokeGuardianInvitation',
         'revokeInvitation',
         'rotateJoinCode',
         'rotatePlatformWebhookSecret',

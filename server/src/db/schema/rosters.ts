@@ -33,7 +33,10 @@ export const rosterImports = pgTable(
     status: rosterImportStatus('status').notNull(),
     rowsRead: integer('rows_read').notNull().default(0),
     rowsTotal: integer('rows_total').notNull().default(0),
-    summary: jsonb('summary').$type<RosterSummary>().notNull(),
+    // Imports recorded before the guardian columns have no `guardianInvitations`: none were made.
+    summary: jsonb('summary')
+      .$type<Omit<RosterSummary, 'guardianInvitations'> & { guardianInvitations?: number }>()
+      .notNull(),
     errors: jsonb('errors').$type<RosterProblem[]>().notNull().default([]),
     warnings: jsonb('warnings').$type<RosterProblem[]>().notNull().default([]),
     failure: jsonb('failure').$type<RosterImport['failure']>(),

@@ -10,6 +10,7 @@ import {
   users,
 } from '../../db/schema.js';
 import { activeOwnersOf, isActiveOwner } from '../../rules/membership-status.sql.js';
+import { guardianInvitationTenantsOf } from './erasure-guardians.js';
 import { joiningTenantsOf } from './erasure-joining.js';
 import type { Pseudonym } from './pseudonym.js';
 
@@ -66,6 +67,7 @@ export async function lockTenantsOfPerson(
         inArray(tenants.id, ofInvitations),
         inArray(tenants.id, joiningTenantsOf(tx, userId)),
         inArray(tenants.id, ofLinks),
+        inArray(tenants.id, guardianInvitationTenantsOf(tx, userId, canonicalEmail)),
       ),
     )
     .orderBy(asc(tenants.id))

@@ -26,6 +26,11 @@ import {
   pseudonymiseInvitations,
   pseudonymiseUser,
 } from './erasure.repository.js';
+import {
+  guardianInvitationsOfPerson,
+  pseudonymiseGuardianInvitations,
+  revokeGuardianInvitationsOf,
+} from './erasure-guardians.js';
 import { cancelOpenJoinRequests, forgetDomainJoinsOf, liftJoinBlocksOf } from './erasure-joining.js';
 import { rewritePersonsData } from './erasure-rewrite.js';
 import { personsRecordsInTrail } from './erasure-trail.repository.js';
@@ -62,9 +67,11 @@ export async function eraseUser(db: Database, audit: AuditContext, userId: strin
     await pseudonymiseUser(tx, userId, pseudonym);
     if (user.isSuperAdmin) await recordSuperAdminRevoked(tx, context, userId);
     await pseudonymiseInvitations(tx, [...person.invitationIds], pseudonym);
+    await pseudonymiseGuardianInvitations(tx, person.guardianInvitationIds, pseudonym);
     const invitationsRevoked = await revokeOpenInvitations(tx, context, person.openInvitations);
     const transfersCancelled = await cancelOpenTransfers(tx, context, userId);
     await removeGuardianLinksOf(tx, context, userId);
+    await revokeGuardianInvitationsOf(tx, context, userId, person.guardianInvitationIds);
     const membershipsRemoved = await removeMemberships(tx, context, userId);
     await cancelOpenJoinRequests(tx, context, userId);
     await liftJoinBlocksOf(tx, context, userId);
@@ -110,13 +117,18 @@ async function lockPerson(tx: Transaction, userId: string): Promise<UserRow> {
   return user;
 }
 
-type Person = ErasedPerson & { openInvitations: { id: string; tenantId: string }[] };
+type Person = ErasedPerson & {
+  openInvitations: { id: string; tenantId: string }[];
+  /** The guardian invitations addressed to the person or accepted by them (also in `invitationIds`). */
+  guardianInvitationIds: string[];
+};
 
 /** Everything that was the person's, read before anything changes: what the rewrite will look for. */
 async function erasedPersonOf(tx: Transaction, user: UserRow): Promise<Person> {
   const memberships = await membershipsOfUser(tx, user.id);
   const invitations = await invitationsOfPerson(tx, user.id, user.emailCanonical);
   const inTrail = await personsRecordsInTrail(tx, user.id);
+  const guardianInvitationIds = await guardianInvitationsOfPerson(tx, user.id, user.emailCanonical);
   const names = [
     user.displayName,
     ...memberships.map((m) => m.invitedDisplayName),
@@ -127,10 +139,15 @@ async function erasedPersonOf(tx: Transaction, user: UserRow): Promise<Person> {
     userId: user.id,
     canonicalEmail: user.emailCanonical,
     membershipIds: new Set([...memberships.map((m) => m.id), ...inTrail.membershipIds]),
-    invitationIds: new Set([...invitations.map((i) => i.id), ...inTrail.invitationIds]),
+    invitationIds: new Set([
+      ...invitations.map((i) => i.id),
+      ...inTrail.invitationIds,
+      ...guardianInvitationIds,
+    ]),
     canonicalEmails: new Set(canonicalEmails.filter((email): email is string => email !== null)),
     names: [...new Set(names.filter((name): name is string => name !== null))],
     openInvitations: invitations.filter((i) => i.open).map(({ id, tenantId }) => ({ id, tenantId })),
+    guardianInvitationIds,
   };
 }
 

@@ -26,7 +26,7 @@ export type ErasedPerson = {
   canonicalEmail: string | null;
   /** Every membership that ever was the person's, live or only in the trail. */
   membershipIds: ReadonlySet<string>;
-  /** Every invitation addressed to the person or accepted by them. */
+  /** Every invitation (to membership, or to be a guardian) addressed to the person or accepted by them. */
   invitationIds: ReadonlySet<string>;
   /** Canonical addresses of the person's: written in free text, they are replaced too. */
   canonicalEmails: ReadonlySet<string>;
@@ -91,6 +91,14 @@ function kindOf(object: JsonObject, person: ErasedPerson): Kind | undefined {
   const id = (key: string) => (typeof object[key] === 'string' ? (object[key] as string) : undefined);
   const membershipId = id('tenantMembershipId');
   if (membershipId !== undefined) return person.membershipIds.has(membershipId) ? 'membership' : undefined;
+  const guardianInvitationId = id('guardianInvitationId');
+  if (guardianInvitationId !== undefined) {
+    const mine =
+      person.invitationIds.has(guardianInvitationId) ||
+      id('guardianUserId') === person.userId ||
+      isPersonsAddress(id('email'), person.canonicalEmail);
+    return mine ? 'invitation' : undefined;
+  }
   const invitationId = id('invitationId');
   if (invitationId !== undefined) {
     const mine =

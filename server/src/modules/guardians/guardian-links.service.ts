@@ -1,4 +1,5 @@
 import type { ListGuardianLinksQuery, Role } from '@tms/contract';
+import type { SQL } from 'drizzle-orm';
 import type { TenantAccess } from '../../access/decide-access.js';
 import { parsedAfterAccess, type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Executor } from '../../db/database.js';
@@ -8,7 +9,8 @@ import { decodeCursor, type Page, toPage } from '../../pagination/cursor.js';
 import { linkRemoverProblem } from '../../rules/guardian-rules.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
-import { recordLinkEvent } from './guardian-events.js';
+import { recordGuardianInvitationEvent, recordLinkEvent } from './guardian-events.js';
+import { ofStudentsIn, revokePendingGuardianInvitations } from './guardian-invitations.repository.js';
 import { findLinkInTenant, revokeLink, revokeStudentsLinks } from './guardian-links.repository.js';
 import {
   type AccessView,
@@ -89,8 +91,8 @@ export async function removeLink(
 }
 
 /**
- * Students who leave the tenant take their guardians' links and live pairing codes with them: a
- * guardian of someone no longer at the school has nothing there to see. Called by every removal of
+ * Students who leave the tenant take their guardians' links, live pairing codes and pending guardian
+ * invitations with them: a guardian of someone no longer at the school has nothing there to see. Called by every removal of
  * memberships (by hand, by the directory, by a roster sync), in its transaction (the tenant is
  * locked), with the removal's own audit context; members of other roles are passed over.
  */
@@ -107,9 +109,20 @@ export async function studentsLeft(
   const [{ before, after }] = await Promise.all([
     revokeStudentsLinks(tx, tenantId, studentUserIds),
     revokeStudentsCodes(tx, tenantId, studentUserIds),
+    revokeGuardianInvitationsWhere(tx, audit, ofStudentsIn(tenantId, studentUserIds)),
   ]);
   for (const revoked of after) {
     const was = before.find((link) => link.id === revoked.id) ?? null;
     await recordLinkEvent(tx, audit, 'guardian_link.revoked', was, revoked);
   }
+}
+
+/** The PENDING invitations `which` names, revoked, each with its event (leaving the tenant, erasure). */
+export async function revokeGuardianInvitationsWhere(tx: Executor, audit: AuditContext, which: SQL) {
+  const { before, after } = await revokePendingGuardianInvitations(tx, which);
+  for (const revoked of after) {
+    const was = before.find((invitation) => invitation.id === revoked.id) ?? null;
+    await recordGuardianInvitationEvent(tx, audit, 'guardian_invitation.revoked', was, revoked);
+  }
+  return after.length;
 }

@@ -3,18 +3,11 @@ import { lockTenantForWrite } from '../../access/access.repository.js';
 import type { CodeKeys } from '../../auth/code-keys.js';
 import type { Database } from '../../db/database.js';
 import type { GuardianLinkRow } from '../../db/schema.js';
-import { GuardianLinkAlreadyExistsError, PairingCodeNotFoundError } from '../../errors/index.js';
+import { PairingCodeNotFoundError } from '../../errors/index.js';
 import type { CodeTries } from '../../rate-limit/code-tries.js';
-import { newGuardianProblem } from '../../rules/guardian-rules.js';
 import type { AuditContext } from '../audit/audit-context.js';
-import { recordLinkEvent } from './guardian-events.js';
-import {
-  countActiveGuardians,
-  findLinkOfPair,
-  insertLink,
-  isStudentOf,
-  reactivateLink,
-} from './guardian-links.repository.js';
+import { isStudentOf } from './guardian-links.repository.js';
+import { linkGuardian } from './link-guardian.js';
 import { findLiveCode, markCodeUsed, tenantOfCode } from './pairing-codes.repository.js';
 import { PAIRING_PURPOSE } from './pairing-codes.service.js';
 
@@ -51,23 +44,11 @@ export async function redeemPairingCode(
     if (!pairing || !(await isStudentOf(tx, tenantId, pairing.studentUserId)))
       throw new PairingCodeNotFoundError();
     const pair = { tenantId, studentUserId: pairing.studentUserId, guardianUserId: user.id };
-    const existing = await findLinkOfPair(tx, pair);
-    if (existing?.status === 'ACTIVE') throw new GuardianLinkAlreadyExistsError();
-    const refused = newGuardianProblem(
-      user.id,
-      pairing.studentUserId,
-      await countActiveGuardians(tx, tenantId, pairing.studentUserId),
-    );
-    if (refused) throw refused;
+    const link = await linkGuardian(tx, audit, pair, {
+      relationship: body.relationship,
+      source: 'PAIRING_CODE',
+    });
     await markCodeUsed(tx, tenantId, pairing.id);
-    const change = { relationship: body.relationship, source: 'PAIRING_CODE' } as const;
-    if (existing) {
-      const reactivated = await reactivateLink(tx, tenantId, existing.id, change);
-      await recordLinkEvent(tx, audit, 'guardian_link.reactivated', existing, reactivated);
-      return reactivated;
-    }
-    const created = await insertLink(tx, { ...pair, ...change, status: 'ACTIVE' });
-    await recordLinkEvent(tx, audit, 'guardian_link.created', null, created);
-    return created;
+    return link;
   });
 }

@@ -4,13 +4,10 @@ import { type CallerRead, callerReadOf, selectWithCaller } from '../../access/ca
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { invitations, tenants } from '../../db/schema.js';
+import { shownInvitationStatus } from '../../rules/invitation-status.sql.js';
 
-/**
- * An invitation's status as the API shows it: a PENDING row past `expires_at` is EXPIRED. The row
- * keeps PENDING until something needs it changed (a new invitation to the address, a resend), so
- * expiry needs no job; `now()` is the transaction's start, so one transaction sees one answer.
- */
-export const statusNow = sql<InvitationStatus>`(case when ${invitations.status} = 'PENDING' and ${invitations.expiresAt} <= now() then 'EXPIRED' else ${invitations.status}::text end)`;
+/** An invitation's status as the API shows it: a PENDING row past `expires_at` is EXPIRED. */
+export const statusNow = shownInvitationStatus(invitations.status, invitations.expiresAt);
 
 /** An invitation as the service reads it: its status as shown, with the canonical address it is for. */
 export type InvitationView = {

@@ -1,16 +1,11 @@
-import { lockTenantForWrite } from '../../access/access.repository.js';
 import type { CallerRow } from '../../access/caller-read.repository.js';
 import { type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Transaction } from '../../db/database.js';
-import {
-  InvitationExpiredError,
-  InvitationNotFoundError,
-  InvitationNotPendingError,
-  MembershipAlreadyExistsError,
-} from '../../errors/index.js';
+import { InvitationNotFoundError, MembershipAlreadyExistsError } from '../../errors/index.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import { recordMembershipEvent } from '../memberships/membership-events.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
+import { answerAsInvitee, type InviteeReads } from '../shared/invitee-answer.js';
 import {
   answerInvitation,
   findInvitationInTenant,
@@ -26,35 +21,20 @@ export async function listMyInvitations(db: Database, requester: Requester): Pro
   return items;
 }
 
-/**
- * The invitee's answer, in a transaction of its own that first locks the invitation's tenant row,
- * as every membership writer of the tenant does (lockTenantForWrite): an accept and a revoke, or an
- * accept and a membership change, then run one after the other, and the second sees what the
- * first committed. Exactly one of an accept and a revoke wins.
- *
- * An invitation is the invitee's only if it is addressed to the canonical form of the email their
- * identity provider verified (the only one the user record keeps, see docs/identity.md). Anyone
- * else's, or one of a deleted tenant, is not found: an id does not tell who was invited where.
- */
-async function answering<T>(
+const MEMBERSHIP_INVITATIONS: InviteeReads<InvitationView> = {
+  tenantOf: tenantOfInvitation,
+  find: findInvitationInTenant,
+  notFound: (id) => new InvitationNotFoundError(id),
+};
+
+/** The invitee's answer, under the invitation's tenant lock (modules/shared/invitee-answer.ts). */
+function answering<T>(
   db: Database,
   audit: AuditContext,
   invitationId: string,
   answer: (tx: Transaction, invitation: InvitationView, invitee: CallerRow) => Promise<T>,
 ): Promise<T> {
-  return db.transaction(async (tx) => {
-    const tenantId = await tenantOfInvitation(tx, invitationId);
-    if (tenantId === undefined) throw new InvitationNotFoundError(invitationId);
-    const subject = audit.actor.subject;
-    if (subject === null) throw new Error('an invitation answered by nobody');
-    const { user, tenant } = await lockTenantForWrite(tx, tenantId, subject);
-    if (!tenant.exists || !user?.emailCanonical) throw new InvitationNotFoundError(invitationId);
-    const invitation = await findInvitationInTenant(tx, tenantId, invitationId);
-    if (invitation?.emailCanonical !== user.emailCanonical) throw new InvitationNotFoundError(invitationId);
-    if (invitation.status === 'EXPIRED') throw new InvitationExpiredError();
-    if (invitation.status !== 'PENDING') throw new InvitationNotPendingError(invitation.status);
-    return answer(tx, invitation, user);
-  });
+  return answerAsInvitee(db, audit, invitationId, MEMBERSHIP_INVITATIONS, answer);
 }
 
 /** The caller becomes a member with the invitation's role; the invitation is ACCEPTED. */

@@ -11,6 +11,7 @@ import { studentsLeft } from '../guardians/guardian-links.service.js';
 import { patchActionOf } from '../memberships/membership-events.js';
 import { toMembershipDto } from '../memberships/memberships.dto.js';
 import type { MembershipWithUser } from '../memberships/memberships.repository.js';
+import { insertRosterGuardianInvitations } from './roster-guardians.js';
 import type { PlannedCreate, PlannedUpdate, RosterPlan } from './roster-plan.js';
 
 /*
@@ -204,6 +205,12 @@ const eventOf = (
   };
 };
 
+function studentOf(created: ReadonlyMap<number, MembershipWithUser>, row: number): string {
+  const membership = created.get(row);
+  if (!membership) throw new Error(`roster row ${row} planned a guardian for a member it did not add`);
+  return membership.userId;
+}
+
 /**
  * Applies a plan that has no errors and whose removal limit is not exceeded, in the caller's
  * transaction (the one planRoster read in, under the tenant's lock). Events as single changes
@@ -212,7 +219,7 @@ const eventOf = (
 export async function applyRosterPlan(tx: Executor, plan: RosterPlan, audit: AuditContext): Promise<void> {
   if (plan.errors.length > 0 || plan.removalLimit.exceeded)
     throw new Error('a roster plan with errors, or past its removal limit, cannot be applied');
-  const { tenantId, creates, updates, removals } = plan.changes;
+  const { tenantId, creates, updates, removals, guardians } = plan.changes;
   const created = await insertCreates(tx, tenantId, creates);
   const updated = await updateChanged(tx, tenantId, updates);
   const removed = await deleteRemoved(
@@ -220,10 +227,19 @@ export async function applyRosterPlan(tx: Executor, plan: RosterPlan, audit: Aud
     tenantId,
     removals.map((m) => m.membershipId),
   );
+  // The students this import added have their user ids by now.
+  const invited = await insertRosterGuardianInvitations(
+    tx,
+    tenantId,
+    audit,
+    guardians.map((g) => ({ ...g, studentUserId: g.studentUserId ?? studentOf(created, g.row) })),
+  );
   const byRow: [number, AuditEventInput][] = [];
   for (const [row, after] of created) byRow.push([row, eventOf(audit, 'membership.created', null, after)]);
   for (const [row, { before, after }] of updated)
     byRow.push([row, eventOf(audit, patchActionOf(before, after), before, after)]);
+  // A row's guardian invitation after its membership's event.
+  for (const { row, event } of invited) byRow.push([row + 0.5, event]);
   byRow.sort(([a], [b]) => a - b);
   await recordAuditEvents(tx, [
     ...byRow.map(([, event]) => event),

@@ -21,9 +21,12 @@ export const rosterProblem = (
 /** The header's known columns, by position; undefined for a column that is ignored. */
 export type HeaderColumns = (RosterColumn | undefined)[];
 
-const COLUMN_BY_NAME: ReadonlyMap<string, RosterColumn> = new Map(
-  ROSTER_COLUMNS.map((column) => [column.toLowerCase(), column]),
-);
+const COLUMN_BY_NAME: ReadonlyMap<string, RosterColumn> = new Map<string, RosterColumn>([
+  ...ROSTER_COLUMNS.map((column): [string, RosterColumn] => [column.toLowerCase(), column]),
+  // The guardian columns as student information systems spell them in their exports.
+  ['guardian_email', 'guardianEmail'],
+  ['guardian_relationship', 'guardianRelationship'],
+]);
 /** Header names are matched as people type them: `Email`, ` EMAIL `, `givenname`. */
 const columnNamed = (name: string) => COLUMN_BY_NAME.get(name.trim().toLowerCase());
 

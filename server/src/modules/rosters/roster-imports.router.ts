@@ -14,7 +14,7 @@ const toRosterImportDto = (row: RosterImportRow): RosterImport => ({
   dryRun: row.dryRun,
   status: row.status,
   progress: { rowsRead: row.rowsRead, rowsTotal: row.rowsTotal },
-  summary: row.summary,
+  summary: { ...row.summary, guardianInvitations: row.summary.guardianInvitations ?? 0 },
   errors: row.errors,
   warnings: row.warnings,
   failure: row.failure,

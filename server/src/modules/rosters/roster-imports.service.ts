@@ -1,4 +1,4 @@
-import { ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
+import { emptyRosterSummary, ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
 import { v7 as uuidv7 } from 'uuid';
 import { type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database } from '../../db/database.js';
@@ -22,8 +22,6 @@ import type { RosterJobs } from './roster-jobs.js';
 
 export type { RosterImportOrder, RosterStage, StageHook } from './roster-import-run.js';
 
-const zeroSummary = () => ({ create: 0, updateRole: 0, updateTerm: 0, remove: 0, unchanged: 0, invalid: 0 });
-
 /**
  * POST: a file of up to ROSTER_ROWS_IN_REQUEST_MAX data rows is done in the request; a larger one
  * is recorded QUEUED and handed to the background jobs of this process.
@@ -44,7 +42,7 @@ export async function startRosterImport(
     ...recordOf(importId, order),
     status: 'QUEUED',
     rowsRead: 0,
-    summary: zeroSummary(),
+    summary: emptyRosterSummary(),
     errors: [],
     warnings: [],
     failure: null,

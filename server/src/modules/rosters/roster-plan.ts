@@ -4,6 +4,7 @@ import type { Executor } from '../../db/database.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
 import { directoryManagedProblem } from '../../rules/directory-rules.js';
 import { hierarchyProblem, isActiveOwner, lastActiveOwnerLeft } from '../../rules/membership-rules.js';
+import { type GuardianFacts, type PlannedGuardian, readGuardianFacts } from './roster-guardians.js';
 import { type PlannedMember, type RosterReading, readRoster } from './roster-plan.repository.js';
 import { type Judged, judgeRows, problem, type Term } from './roster-plan-rows.js';
 import type { RosterRow } from './roster-rows.js';
@@ -39,6 +40,8 @@ export type RosterChanges = {
   updates: PlannedUpdate[];
   /** In creation order. */
   removals: PlannedMember[];
+  /** The guardian invitations to make, in row order (those passed over are not here). */
+  guardians: PlannedGuardian[];
 };
 
 export type RosterPlan = {
@@ -135,6 +138,34 @@ function keepAnActiveOwner(
   }
 }
 
+/** The guardians the rows ask for, before their facts are read. */
+const plannedGuardians = (judged: readonly Judged[]): PlannedGuardian[] =>
+  judged.flatMap((j) =>
+    j.kind === 'error' || !j.row.guardian
+      ? []
+      : [{ row: j.row.row, studentUserId: j.kind === 'create' ? null : j.member.userId, ...j.row.guardian }],
+  );
+
+/** A guardian is invited for a STUDENT (as the row leaves them), and never to their own address. */
+function guardianProblem(j: Exclude<Judged, { kind: 'error' }>, facts: ReadonlyMap<number, GuardianFacts>) {
+  if (!j.row.guardian) return undefined;
+  if (j.after.role !== 'STUDENT')
+    return problem(
+      j.row.row,
+      'guardianEmail',
+      'GUARDIAN_NOT_STUDENT',
+      `a guardian is invited for a STUDENT; this row's member is ${j.after.role === 'OWNER' ? 'an' : 'a'} ${j.after.role}`,
+    );
+  if (facts.get(j.row.row)?.self)
+    return problem(
+      j.row.row,
+      'guardianEmail',
+      'GUARDIAN_OF_SELF',
+      "guardianEmail is the student's own address",
+    );
+  return undefined;
+}
+
 export async function planRoster(tx: Executor, input: RosterPlanInput): Promise<RosterPlan> {
   const { tenantId, access, rows, mode } = input;
   const keys = rows.map((row) => ({
@@ -147,13 +178,40 @@ export async function planRoster(tx: Executor, input: RosterPlanInput): Promise<
   const removal = removalsOf(input, reading.unnamed);
   keepAnActiveOwner(reading, judged, removal);
 
-  const summary = { create: 0, updateRole: 0, updateTerm: 0, remove: removal.removals.length, unchanged: 0 };
+  const summary = {
+    create: 0,
+    updateRole: 0,
+    updateTerm: 0,
+    remove: removal.removals.length,
+    unchanged: 0,
+    guardianInvitations: 0,
+  };
   const errors: RosterProblem[] = [];
-  const changes: RosterChanges = { tenantId, creates: [], updates: [], removals: removal.removals };
+  const changes: RosterChanges = {
+    tenantId,
+    creates: [],
+    updates: [],
+    removals: removal.removals,
+    guardians: [],
+  };
+  const facts = await readGuardianFacts(tx, tenantId, plannedGuardians(judged));
   for (const j of judged) {
     if (j.kind === 'error') {
       errors.push(j.problem);
       continue;
+    }
+    const guardianError = guardianProblem(j, facts);
+    if (guardianError) {
+      errors.push(guardianError);
+      continue;
+    }
+    if (j.row.guardian && !facts.get(j.row.row)?.pending && !facts.get(j.row.row)?.linked) {
+      summary.guardianInvitations += 1;
+      changes.guardians.push({
+        row: j.row.row,
+        studentUserId: j.kind === 'create' ? null : j.member.userId,
+        ...j.row.guardian,
+      });
     }
     summary[j.kind] += 1;
     if (j.kind === 'create') {

@@ -1,6 +1,8 @@
 import {
   DisplayNameSchema,
   EmailSchema,
+  GUARDIAN_RELATIONSHIPS,
+  type GuardianRelationship,
   ONEROSTER_ROLES,
   ROLES,
   ROSTER_COLUMNS,
@@ -26,7 +28,10 @@ export type RosterRow = {
   /** undefined: the file (a JSON row: the row) has no such column (left alone); null: empty cell (cleared) */
   startsAt: Date | null | undefined;
   endsAt: Date | null | undefined;
+  /** The student's guardian to invite (the guardian columns); null: none. */
+  guardian: RosterGuardian | null;
 };
+export type RosterGuardian = { email: EmailIdentity; relationship: GuardianRelationship };
 /**
  * `errors` is the one list to report: the file's errors (RosterFile.errors) and the rows', sorted by
  * row, then column. `invalidRows` counts the data rows with at least one of them (`summary.invalid`).
@@ -39,6 +44,10 @@ const ROLE_BY_NAME: ReadonlyMap<string, Role> = new Map<string, Role>([
   ...Object.entries(ONEROSTER_ROLES),
 ]);
 const ROLE_MESSAGE = `role must be one of ${[...ROLES, ...Object.keys(ONEROSTER_ROLES)].join(', ')}`;
+const RELATIONSHIP_BY_NAME: ReadonlyMap<string, GuardianRelationship> = new Map(
+  GUARDIAN_RELATIONSHIPS.map((relationship) => [relationship.toLowerCase(), relationship]),
+);
+const RELATIONSHIP_MESSAGE = `guardianRelationship must be one of ${GUARDIAN_RELATIONSHIPS.join(', ')}, in any case`;
 
 // The very check TermDateSchema makes (`z.string().datetime({ offset: true })`), built once: zod
 // builds that regular expression again on every parse.
@@ -102,13 +111,19 @@ class RowChecker {
     if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime())
       this.fail(row, 'endsAt', 'INVALID_TERM', 'endsAt must be after startsAt');
     const displayName = this.displayName(row, cellValue(cells.givenName), cellValue(cells.familyName));
+    const guardian = this.guardian(
+      row,
+      email,
+      cellValue(cells.guardianEmail),
+      cellValue(cells.guardianRelationship),
+    );
     this.once(row, 'email', email?.canonical, this.emailRows);
     this.once(row, 'userId', userId, this.userIdRows);
     if (this.errors.length > before) {
       this.invalidRows++;
       return;
     }
-    this.rows.push({ row, email: email ?? null, userId, role, displayName, startsAt, endsAt });
+    this.rows.push({ row, email: email ?? null, userId, role, displayName, startsAt, endsAt, guardian });
   }
 
   private fail(row: number, column: RosterColumn, code: RosterProblemCode, message: string): void {
@@ -148,6 +163,47 @@ class RowChecker {
         : (shape.error.issues[0]?.message ?? 'not valid');
     this.fail(row, 'email', 'INVALID_EMAIL', `email ${shown(text)} is not valid: ${why}`);
     return undefined;
+  }
+
+  /**
+   * The guardian columns, checked as POST …/guardian-invitations checks its body: an address as
+   * "add by email" takes it, one of the relationships (GUARDIAN when the cell is empty), and not the
+   * member's own address. A relationship without an address asks for nobody.
+   */
+  private guardian(
+    row: number,
+    member: EmailIdentity | undefined,
+    address: string | undefined,
+    relationshipText: string | undefined,
+  ): RosterGuardian | null {
+    let relationship: GuardianRelationship = 'GUARDIAN';
+    if (relationshipText) {
+      const named = RELATIONSHIP_BY_NAME.get(relationshipText.toLowerCase());
+      if (named) relationship = named;
+      else this.fail(row, 'guardianRelationship', 'INVALID_RELATIONSHIP', RELATIONSHIP_MESSAGE);
+    }
+    if (!address) {
+      if (relationshipText)
+        this.fail(row, 'guardianEmail', 'REQUIRED', 'guardianRelationship is given without a guardianEmail');
+      return null;
+    }
+    const shape = EmailSchema.safeParse(address);
+    const email = shape.success ? emailIdentity(shape.data) : undefined;
+    if (!email) {
+      const why = shape.success ? (emailProblem(shape.data) ?? 'not valid') : 'not an email address';
+      this.fail(
+        row,
+        'guardianEmail',
+        'INVALID_GUARDIAN_EMAIL',
+        `guardianEmail ${shown(address)} is not valid: ${why}`,
+      );
+      return null;
+    }
+    if (member && member.canonical === email.canonical) {
+      this.fail(row, 'guardianEmail', 'GUARDIAN_OF_SELF', "guardianEmail is the student's own address");
+      return null;
+    }
+    return { email, relationship };
   }
 
   private role(row: number, text: string | undefined): Role | undefined {
