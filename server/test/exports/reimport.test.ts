@@ -106,6 +106,7 @@ describe('an export re-imported with mode=sync', () => {
       remove: 0,
       unchanged: before.length,
       invalid: 0,
+      guardianInvitations: 0,
     });
     expect(res.body.data.failure).toBeNull();
     expect(await tenantState(h.db, t.tenantId)).toEqual(before);

@@ -86,7 +86,7 @@ describe('reading a roster CSV file', () => {
       '1 grade UNKNOWN_COLUMN',
     ]);
     expect(file.warnings[0]?.message).toBe(
-      'column "Grade" is ignored: the columns read are email, role, givenName, familyName, startsAt, endsAt, userId',
+      'column "Grade" is ignored: the columns read are email, role, givenName, familyName, startsAt, endsAt, userId, guardianEmail, guardianRelationship',
     );
     expect(file.errors).toEqual([]);
   });

@@ -22,6 +22,7 @@ describe('checking roster rows', () => {
         displayName: 'Ann Lee',
         startsAt: new Date('2025-09-01T00:00:00Z'),
         endsAt: new Date('2026-07-01T15:30:00Z'),
+        guardian: null,
       },
     ]);
     expect([errors, invalidRows]).toEqual([[], 0]);
