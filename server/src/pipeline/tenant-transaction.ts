@@ -3,6 +3,7 @@ import { lockTenantForWrite } from '../access/access.repository.js';
 import type { CallerRow } from '../access/caller-read.repository.js';
 import { accessRuleOf, decideAccess, type TenantAccess } from '../access/decide-access.js';
 import type { Database } from '../db/database.js';
+import { Pipelined } from '../db/pipelined.js';
 import { ServiceUnavailableError } from '../errors/index.js';
 import { type AtSignIn, identify, identityIsCurrent, toCaller } from '../identity/identify.js';
 import type { TenantWrite } from '../modules/shared/tenant-write.js';
@@ -44,6 +45,7 @@ export async function inTenantTransaction<T>(
   if (!claims) throw new Error('a tenant write without verified claims');
   for (;;) {
     if (end.ended) throw tooLate();
+    let pipelined: Pipelined | undefined;
     const outcome = await db
       .transaction(async (tx) => {
         const found = await lockTenantForWrite(tx, tenantId, claims.sub);
@@ -55,7 +57,11 @@ export async function inTenantTransaction<T>(
           isSuperAdmin: found.user.isSuperAdmin,
           tenant: { tenantId, ...found.tenant },
         }) as TenantAccess;
-        const value = await work({ tx, access, caller, audit: auditContextOf(caller, req.requestId) });
+        pipelined = new Pipelined(tx);
+        const pipeline = pipelined.send.bind(pipelined);
+        const audit = auditContextOf(caller, req.requestId);
+        const value = await work({ tx, access, caller, audit, pipeline });
+        await pipelined.beforeCommit();
         // The answer is no longer this request's own: nobody would learn of the change.
         if (end.ended) throw tooLate();
         return { done: value };
@@ -64,7 +70,11 @@ export async function inTenantTransaction<T>(
         if (error instanceof Rollback) return error.value as NotYet;
         throw error;
       });
-    if ('done' in outcome) return outcome.done;
+    if ('done' in outcome) {
+      // What was pipelined was answered before the COMMIT; a failure there ended it in ROLLBACK.
+      await pipelined?.settle();
+      return outcome.done;
+    }
     await identify(db, claims, outcome.unknown, atSignIn && { atSignIn, requestId: req.requestId });
   }
 }

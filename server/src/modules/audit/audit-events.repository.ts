@@ -1,5 +1,5 @@
 import type { AuditAction, AuditTargetType } from '@tms/contract';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import type { AuditContext } from './audit-context.js';
@@ -31,8 +31,13 @@ const json = (value: object | null) => (value === null ? null : JSON.stringify(v
  * an endpoint receives a tenant's events in commit order (see modules/webhooks/delivery-queue).
  */
 export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Promise<void> {
+  await tx.execute(auditEventStatement(event));
+}
+
+/** The statement that records `event` (recordAuditEvent), for a change that pipelines it (TenantWrite). */
+export function auditEventStatement(event: AuditEventInput): SQL {
   const { actor, requestId } = event.context;
-  await tx.execute(sql`
+  return sql`
     with numbered as (
       insert into audit_sequences (scope, last) values (${event.tenantId ?? PLATFORM_SCOPE}::uuid, 1)
       on conflict (scope) do update set last = audit_sequences.last + 1
@@ -54,5 +59,5 @@ export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Pr
     join webhook_endpoints endpoint
       on endpoint.enabled
       and (endpoint.tenant_id = recorded.tenant_id or endpoint.tenant_id is null)
-      and (recorded.action = any(endpoint.events) or '*' = any(endpoint.events))`);
+      and (recorded.action = any(endpoint.events) or '*' = any(endpoint.events))`;
 }

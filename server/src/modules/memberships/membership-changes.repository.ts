@@ -1,5 +1,5 @@
 import type { Role } from '@tms/contract';
-import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
@@ -44,6 +44,10 @@ export async function removeMembershipRow(
 ): Promise<boolean> {
   return (await removeOne(db).execute({ tenantId, membershipId })).length > 0;
 }
+
+/** The same removal, as a statement for a tenant write to pipeline (its answer is not needed). */
+export const removeMembershipStatement = (tenantId: string, membershipId: string): SQL =>
+  sql`delete from ${tenantMemberships} where ${tenantMemberships.tenantId} = ${tenantId} and ${tenantMemberships.id} = ${membershipId}`;
 
 /**
  * Deletes the membership and answers it as it was; undefined when there is no such membership.

@@ -1,7 +1,12 @@
 import type { AuditAction } from '@tms/contract';
+import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import type { AuditContext } from '../audit/audit-context.js';
-import { recordAuditEvent } from '../audit/audit-events.repository.js';
+import {
+  type AuditEventInput,
+  auditEventStatement,
+  recordAuditEvent,
+} from '../audit/audit-events.repository.js';
 import { toMembershipDto } from './memberships.dto.js';
 import type { MembershipWithUser } from './memberships.repository.js';
 
@@ -16,16 +21,33 @@ export function recordMembershipEvent(
   before: MembershipWithUser | null,
   after: MembershipWithUser | null,
 ): Promise<void> {
+  return recordAuditEvent(tx, membershipEvent(context, action, before, after));
+}
+
+/** The statement that records a membership's change, for a tenant write to pipeline. */
+export const membershipEventStatement = (
+  context: AuditContext,
+  action: AuditAction,
+  before: MembershipWithUser | null,
+  after: MembershipWithUser | null,
+): SQL => auditEventStatement(membershipEvent(context, action, before, after));
+
+function membershipEvent(
+  context: AuditContext,
+  action: AuditAction,
+  before: MembershipWithUser | null,
+  after: MembershipWithUser | null,
+): AuditEventInput {
   const membership = after ?? before;
   if (!membership) throw new Error('a membership event without a membership');
-  return recordAuditEvent(tx, {
+  return {
     tenantId: membership.tenantId,
     action,
     target: { type: 'membership', id: membership.id },
     before: before && toMembershipDto(before),
     after: after && toMembershipDto(after),
     context,
-  });
+  };
 }
 
 /** A PATCH that changed the role is a role change (dates may come with it); otherwise its dates changed. */

@@ -11,7 +11,7 @@ import {
 import { refuse, refuseTerm } from '../../rules/problems.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
-import { patchActionOf, recordMembershipEvent } from './membership-events.js';
+import { membershipEventStatement, patchActionOf } from './membership-events.js';
 import type { ForChange } from './membership-target.sql.js';
 import { type Changed, reactivate, setTerm, suspend } from './membership-updates.repository.js';
 import type { MembershipWithUser } from './memberships.repository.js';
@@ -42,7 +42,7 @@ function madeOf(before: ForChange, changed: Changed | undefined): MembershipWith
 }
 
 export async function changeMembership(
-  { tx, access, audit }: TenantWrite,
+  { tx, access, audit, pipeline }: TenantWrite,
   membershipId: string,
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
@@ -72,12 +72,12 @@ export async function changeMembership(
     sameDate(term.endsAt, before.endsAt);
   if (unchanged) return before;
   const after = madeOf(before, await setTerm(tx, access.tenantId, membershipId, term));
-  await recordMembershipEvent(tx, audit, patchActionOf(before, after), before, after);
+  pipeline(membershipEventStatement(audit, patchActionOf(before, after), before, after));
   return after;
 }
 
 export async function suspendMembership(
-  { tx, access, audit }: TenantWrite,
+  { tx, access, audit, pipeline }: TenantWrite,
   membershipId: string,
   body: SuspendMembershipBody,
   ifMatch: string | undefined,
@@ -92,13 +92,13 @@ export async function suspendMembership(
   if (before.suspendedAt !== null) return before;
   refuse(lastActiveOwnerProblem(before, seatAfter(before, { suspendedAt: before.now }), before.owners ?? 0));
   const after = madeOf(before, await suspend(tx, access.tenantId, membershipId, body?.reason ?? null));
-  await recordMembershipEvent(tx, audit, 'membership.suspended', before, after);
+  pipeline(membershipEventStatement(audit, 'membership.suspended', before, after));
   return after;
 }
 
 /** Reactivating only ever adds an ACTIVE member: no last-owner rule to check. */
 export async function reactivateMembership(
-  { tx, access, audit }: TenantWrite,
+  { tx, access, audit, pipeline }: TenantWrite,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
@@ -113,6 +113,6 @@ export async function reactivateMembership(
     before,
     await reactivate(tx, access.tenantId, membershipId, reactivatedTerm(before, before.now)),
   );
-  await recordMembershipEvent(tx, audit, 'membership.reactivated', before, after);
+  pipeline(membershipEventStatement(audit, 'membership.reactivated', before, after));
   return after;
 }

@@ -23,9 +23,9 @@ import type { TenantWrite } from '../shared/tenant-write.js';
 import {
   insertMembershipOfAddress,
   insertMembershipOfUser,
-  removeMembershipRow,
+  removeMembershipStatement,
 } from './membership-changes.repository.js';
-import { recordMembershipEvent } from './membership-events.js';
+import { membershipEventStatement } from './membership-events.js';
 import {
   countMemberships,
   type ListFilters,
@@ -101,14 +101,14 @@ async function pageInOrder(
  * keep the membership (role, term, suspension) are in membership-updates.service.ts.
  */
 export async function createMembership(
-  { tx, access, audit }: TenantWrite,
+  { tx, access, audit, pipeline }: TenantWrite,
   body: CreateMembershipBody,
 ): Promise<MembershipWithUser> {
   refuse(hierarchyProblem(access.level, body.role, 'give'));
   const { person, added } = await addMember(tx, access.tenantId, body);
   if (!added || !person) throw new MembershipAlreadyExistsError();
   const created = { ...added, user: person };
-  await recordMembershipEvent(tx, audit, 'membership.created', null, created);
+  pipeline(membershipEventStatement(audit, 'membership.created', null, created));
   return created;
 }
 
@@ -134,7 +134,7 @@ async function addMember(tx: Transaction, tenantId: string, body: CreateMembersh
 }
 
 export async function removeMembership(
-  { tx, access, audit }: TenantWrite,
+  { tx, access, audit, pipeline }: TenantWrite,
   membershipId: string,
   ifMatch: string | undefined,
 ): Promise<void> {
@@ -145,15 +145,14 @@ export async function removeMembership(
   );
   assertIfMatch(ifMatch, before.version);
   refuse(lastActiveOwnerProblem(before, undefined, before.owners ?? 0));
-  // Sent together, one round trip: the row was read under the tenant's lock, so the delete finds
-  // it, and a failure of any ends the transaction with all undone. Every statement sent while the
-  // tenant is locked is one more wait on this process's event loop with the lock held: under a
-  // burst, that wait is what bounds the tenant's writes a second.
-  await Promise.all([
-    removeMembershipRow(tx, access.tenantId, membershipId),
-    recordMembershipEvent(tx, audit, 'membership.removed', before, null),
-    studentsLeft(tx, audit, access.tenantId, [before]),
-  ]);
+  // The row was read under the tenant's lock, so the delete finds it: neither it nor the event is
+  // waited for, and they reach PostgreSQL with the COMMIT (a failure of either rolls all back).
+  // A student's links are looked at in the same round trip. Every round trip with the tenant
+  // locked is one more wait on this process's event loop with the lock held: under a burst, that
+  // wait is what bounds the tenant's writes a second.
+  pipeline(removeMembershipStatement(access.tenantId, membershipId));
+  pipeline(membershipEventStatement(audit, 'membership.removed', before, null));
+  await studentsLeft(tx, audit, access.tenantId, [before]);
 }
 
 /** The membership to change, as it is under the tenant's lock, or MEMBERSHIP_NOT_FOUND. */

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Transaction } from '../../db/database.js';
 import type { Caller } from '../../identity/caller.js';
@@ -8,4 +9,16 @@ import type { AuditContext } from '../audit/audit-context.js';
  * row lock, the access decided under that lock, who makes the change and what its audit event
  * records (pipeline/tenant-transaction.ts opens it, and commits it when the service returns).
  */
-export type TenantWrite = { tx: Transaction; access: TenantAccess; caller: Caller; audit: AuditContext };
+export type TenantWrite = {
+  tx: Transaction;
+  access: TenantAccess;
+  caller: Caller;
+  audit: AuditContext;
+  /**
+   * Sends a statement whose answer the change does not need (its audit event; a delete of a row read
+   * under the lock) without waiting for it: it reaches PostgreSQL with the COMMIT, one round trip
+   * less with the tenant locked. Its failure rolls the transaction back and fails the request
+   * (db/pipelined.ts).
+   */
+  pipeline: (statement: SQL) => void;
+};

@@ -1,0 +1,79 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Transaction } from './database.js';
+
+type Outcome = { failed: false } | { failed: true; error: unknown };
+
+/** What postgres.js's transaction handle gives for a statement: lazy until `execute()`. */
+type DriverQuery = Promise<unknown> & { execute(): unknown };
+type DriverTransaction = {
+  unsafe(text: string, params: unknown[], options: { prepare: boolean }): DriverQuery;
+};
+/** drizzle's session inside a transaction: its driver handle, and the query log tests count with. */
+type Session = { client?: unknown; logger?: { logQuery(text: string, params: unknown[]): void } };
+
+const dialect = new PgDialect();
+
+const isPostgresJs = (client: unknown): client is DriverTransaction =>
+  typeof (client as Partial<DriverTransaction> | undefined)?.unsafe === 'function';
+
+/**
+ * A transaction's statements whose answers its work does not need (an audit event, a delete whose
+ * row was read under the lock), written to the connection at once and not waited for: on
+ * PostgreSQL they reach the server together with the statements after them, the COMMIT included,
+ * so a change spends one round trip less with its tenant locked.
+ *
+ * Safe because PostgreSQL runs a connection's statements in order: a statement that fails aborts
+ * the transaction, and the COMMIT after it then ends in ROLLBACK. `settle` (after the transaction)
+ * throws that failure, so the request fails with nothing committed.
+ *
+ * The statement goes to postgres.js's own transaction handle and is executed at once: its
+ * transaction handler writes it one microtask later, while the driver writes the COMMIT only once
+ * the transaction's callback has returned and several microtasks more. drizzle's own `execute`
+ * would hand it over later, after hops that nothing bounds, so it is not used for these. On PGlite
+ * (one connection in the process: no round trips to save) each is awaited before the COMMIT.
+ */
+export class Pipelined {
+  private readonly sent: Promise<Outcome>[] = [];
+  private readonly session: Session;
+
+  constructor(private readonly tx: Transaction) {
+    this.session = tx._.session as unknown as Session;
+  }
+
+  /** Sends `statement` in the transaction now; its failure is thrown by `beforeCommit` or `settle`. */
+  send(statement: SQL): void {
+    const { client, logger } = this.session;
+    if (!isPostgresJs(client)) {
+      this.sent.push(outcomeOf(this.tx.execute(statement)));
+      return;
+    }
+    const { sql: text, params } = dialect.sqlToQuery(statement);
+    logger?.logQuery(text, params);
+    // A statement the driver prepares once per connection: the texts sent this way are fixed.
+    // (Behind a transaction pooler the driver's own `prepare: false` wins.)
+    const query = client.unsafe(text, params, { prepare: true });
+    query.execute();
+    this.sent.push(outcomeOf(query));
+  }
+
+  /** Inside the transaction, before it commits: on PGlite, waits for what was sent and throws its failure. */
+  async beforeCommit(): Promise<void> {
+    if (isPostgresJs(this.session.client)) return;
+    await this.settle();
+  }
+
+  /**
+   * After the COMMIT: every statement sent was answered before it. A failure made PostgreSQL end the
+   * transaction with ROLLBACK instead, and is thrown here.
+   */
+  async settle(): Promise<void> {
+    for (const outcome of await Promise.all(this.sent)) if (outcome.failed) throw outcome.error;
+  }
+}
+
+const outcomeOf = (statement: PromiseLike<unknown>): Promise<Outcome> =>
+  Promise.resolve(statement).then(
+    (): Outcome => ({ failed: false }),
+    (error: unknown): Outcome => ({ failed: true, error }),
+  );
