@@ -18,6 +18,7 @@ import { lockDataDirectory } from './pglite-lock.js';
 import { timePgliteQueries } from './pglite-timing.js';
 import { PoolActivity, type PoolUsage, type QueryObserver } from './pool-activity.js';
 import { forTransactionPooler, SAFETY_TIMEOUTS } from './pooler.js';
+import { preparingFixedTexts } from './prepared-texts.js';
 import * as schema from './schema.js';
 import { Sockets } from './sockets.js';
 
@@ -142,11 +143,12 @@ async function openPostgres(
       ...(!pooled && SAFETY_TIMEOUTS),
     },
   };
-  const client: postgres.Sql = postgres(url, options);
+  const open = (settings: typeof options): postgres.Sql =>
+    pooled ? postgres(url, settings) : preparingFixedTexts(postgres(url, settings));
+  const client: postgres.Sql = open(options);
   // Webhook delivery's statements are as short as the requests': the same sockets, watched alike.
-  const background =
-    backgroundPoolSize > 0 ? postgres(url, { ...options, max: backgroundPoolSize }) : undefined;
-  const long: postgres.Sql = postgres(url, {
+  const background = backgroundPoolSize > 0 ? open({ ...options, max: backgroundPoolSize }) : undefined;
+  const long: postgres.Sql = open({
     ...options,
     max: LONG_POOL_SIZE,
     socket: longWork.sockets.connect,

@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOST_PARAMETERS_PREPARED, preparingFixedTexts } from '../../src/db/prepared-texts.js';
+import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
+
+// drizzle sends the statements it builds on the spot unnamed, and postgres.js runs an unnamed
+// statement with parameters in two round trips (Describe, then Bind and Execute). The service's
+// pools prepare them instead (db/prepared-texts.ts): pg_prepared_statements, read on the pool's one
+// connection, shows which texts the driver prepared there.
+
+let database: BareDatabase;
+beforeAll(async () => {
+  database = await createBareDatabase();
+});
+afterAll(() => database?.drop());
+
+const oneConnection = () => postgres(database.url, { max: 1, onnotice: () => {} });
+
+async function preparedTexts(db: ReturnType<typeof drizzle>): Promise<string[]> {
+  const rows = await db.execute<{ statement: string }>(sql`select statement from pg_prepared_statements`);
+  return [...rows].map((row) => row.statement);
+}
+
+const many = Array.from({ length: MOST_PARAMETERS_PREPARED + 1 }, (_, i) => i);
+const wide = sql`select ${sql.join(
+  many.map((i) => sql`${i}::int`),
+  sql`, `,
+)} as wide`;
+
+describe('unnamed statements on a pool of the service', () => {
+  it('are prepared, in and out of transactions, unless they have no parameters or very many', async () => {
+    const pool = oneConnection();
+    const db = drizzle(preparingFixedTexts(pool));
+    try {
+      await db.execute(sql`select ${1}::int as outside`);
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`select ${2}::int as inside`);
+        await tx.transaction(async (nested) => {
+          await nested.execute(sql`select ${3}::int as nested`);
+        });
+      });
+      await db.execute(sql.raw('select 4 as no_parameters'));
+      await db.execute(wide);
+      const texts = await preparedTexts(db);
+      expect(texts).toEqual(
+        expect.arrayContaining([
+          'select $1::int as outside',
+          'select $1::int as inside',
+          'select $1::int as nested',
+        ]),
+      );
+      expect(texts.some((text) => text.includes('no_parameters') || text.includes('as wide'))).toBe(false);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('are not prepared by the bare driver (what the wrapper changes)', async () => {
+    const pool = oneConnection();
+    const db = drizzle(pool);
+    try {
+      await db.execute(sql`select ${1}::int as outside`);
+      expect(await preparedTexts(db)).not.toContain('select $1::int as outside');
+    } finally {
+      await pool.end();
+    }
+  });
+});
