@@ -34,7 +34,7 @@ function slice(outcomes: Tagged[], seconds: number): Slice {
   const failures: Record<string, number> = {};
   for (const o of outcomes) {
     if (ok(o)) continue;
-    const key = o.status === 0 ? 'no answer' : `${o.status}${o.code ? ` ${o.code}` : ''}`;
+    const key = o.status === 0 ? `no answer (${o.error ?? '?'})` : `${o.status}${o.code ? ` ${o.code}` : ''}`;
     failures[key] = (failures[key] ?? 0) + 1;
   }
   const ms = outcomes.map((o) => o.ms);
@@ -73,6 +73,8 @@ export type OverloadSummary = {
   };
   /** Answers that were neither a success nor a proper refusal (another 5xx, no answer, a bare body). */
   improper: Record<string, number>;
+  /** GETs sent again because their reused keep-alive socket was reset unanswered (http-client.ts). */
+  retried: number;
   /** Successful writes of the busy school during the burst, as a share of each capacity. */
   goodput: number;
   goodputOfAlone: number;
@@ -112,7 +114,7 @@ export function summarise(run: OverloadRun): OverloadSummary {
     if (ok(o) || shed(o)) continue;
     const key =
       o.status === 0
-        ? 'no answer'
+        ? `no answer (${o.error ?? '?'})`
         : `${o.status} ${o.code ?? '(no code)'}${o.enveloped ? '' : ' (not enveloped)'}`;
     improper[key] = (improper[key] ?? 0) + 1;
   }
@@ -152,6 +154,7 @@ export function summarise(run: OverloadRun): OverloadSummary {
       statuses,
     },
     improper,
+    retried: run.outcomes.filter((o) => o.retried).length,
     goodput: busyWrites.burst.perSecond / run.capacity,
     goodputOfAlone: busyWrites.burst.perSecond / run.capacityAlone,
     recoveryMs: anyAfter ? Math.round(lastFailure - run.burstEnd) : null,
@@ -233,7 +236,7 @@ export function markdownTable(title: string, s: OverloadSummary): string {
       Object.entries(s.improper)
         .map(([k, n]) => `${n} × ${k}`)
         .join(', ') || 'none'
-    }.`,
+    }; reads sent again after their reused keep-alive socket was reset unanswered: ${s.retried}.`,
     `The busy school's writes in each second of the burst, served/429/503: ${s.burstSeconds
       .map((b) => `${b.ok}/${b.tooMany}/${b.unavailable}`)
       .join(' ')}.`,

@@ -5,6 +5,10 @@ import { performance } from 'node:perf_hooks';
 export type Outcome = {
   /** 0: no HTTP answer (refused, reset, or past the client's patience). */
   status: number;
+  /** Why there was no answer (status 0): the socket's error code, or the client's patience. */
+  error?: string;
+  /** Sent twice: its first try met a reused keep-alive socket the server had just closed. */
+  retried?: true;
   code?: string;
   retryAfter?: string;
   /** Whether an error answer came in the service's envelope. */
@@ -39,6 +43,22 @@ export class HttpClient {
     body?: unknown,
     dueAt = performance.now(),
   ): Promise<Outcome> {
+    return this.attempt(method, path, token, body, dueAt, method === 'GET');
+  }
+
+  /**
+   * One try. A keep-alive socket the server closed as idle while this request was being written to
+   * it is reset with nothing answered: node's documentation has a client send an idempotent request
+   * again then (`request.reusedSocket`), as browsers and undici do. A GET is sent again once.
+   */
+  private attempt(
+    method: string,
+    path: string,
+    token: string,
+    body: unknown,
+    dueAt: number,
+    mayRetry: boolean,
+  ): Promise<Outcome> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string | number> = { authorization: `Bearer ${token}` };
     if (payload) {
@@ -47,7 +67,7 @@ export class HttpClient {
     }
     return new Promise((resolve) => {
       let settled = false;
-      const done = (outcome: Omit<Outcome, 'dueAt' | 'endedAt' | 'ms'> & { reusedSocketReset?: boolean }) => {
+      const done = (outcome: Omit<Outcome, 'dueAt' | 'endedAt' | 'ms'>) => {
         if (settled) return;
         settled = true;
         const endedAt = performance.now();
@@ -66,7 +86,9 @@ export class HttpClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', () => done({ status: 0, enveloped: false }));
+          res.on('error', (error: NodeJS.ErrnoException) =>
+            done({ status: 0, error: `${error.code ?? error.message} mid-answer`, enveloped: false }),
+          );
           res.on('end', () => {
             const status = res.statusCode ?? 0;
             const retryAfter = res.headers['retry-after'];
@@ -91,13 +113,18 @@ export class HttpClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error('patience')));
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        done({
-          status: 0,
-          enveloped: false,
-          reusedSocketReset: req.reusedSocket && error.code === 'ECONNRESET',
-        }),
-      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET') {
+          settled = true;
+          resolve(
+            this.attempt(method, path, token, body, dueAt, false).then((o) => ({ ...o, retried: true })),
+          );
+          return;
+        }
+        const reused = req.reusedSocket ? ' on a reused socket' : '';
+        done({ status: 0, error: `${error.code ?? error.message}${reused}`, enveloped: false });
+      });
       req.end(payload);
     });
   }
