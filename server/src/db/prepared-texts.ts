@@ -13,8 +13,8 @@ type Handle = { unsafe: Unsafe; savepoint?: Scoped };
 export const MOST_PARAMETERS_PREPARED = 32;
 
 /**
- * Lets postgres.js prepare the statements drizzle sends unnamed (`db.execute(sql…)`, an insert or
- * update built on the spot), as it does the named ones (db/prepared.ts).
+ * Lets postgres.js prepare the statements drizzle sends unnamed (`tx.execute(sql…)`, an insert or
+ * update built on the spot) inside a transaction, as it does the named ones (db/prepared.ts).
  *
  * Why: postgres.js runs a statement it does not prepare, when it has parameters, in two round
  * trips: it asks the server for the parameters' types first (Describe), then binds and executes;
@@ -22,18 +22,19 @@ export const MOST_PARAMETERS_PREPARED = 32;
  * breaks a transaction's pipeline. Prepared, a text is described once per connection and then
  * runs in one round trip. A tenant write's statements under its lock were paying that twice.
  *
- * Which: a text with parameters, at most MOST_PARAMETERS_PREPARED of them. A text without any runs
- * in one round trip anyway (and may carry values written into it); the texts drizzle builds from
- * the code are otherwise a fixed set, one per shape. The driver keeps a connection's prepared
- * statements until the connection ends (`max_lifetime`).
+ * Which: in a transaction, a text with parameters, at most MOST_PARAMETERS_PREPARED of them. A text
+ * without any runs in one round trip anyway (and may carry values written into it); the texts
+ * drizzle builds from the code are otherwise a fixed set, one per shape. The driver keeps a
+ * connection's prepared statements until the connection ends (`max_lifetime`).
  *
- * Not behind a transaction pooler, where nothing may be prepared (the driver's `prepare: false`
- * wins over a statement's own, so this would change nothing there).
+ * Not outside transactions: the reads left unnamed there are so on purpose. Member search (`q`)
+ * needs a plan made for its value: prepared, PostgreSQL moves to a generic plan after five runs,
+ * which reads the whole tenant's trigram index (the benchmark's `q` page fell from 0.61 to 0.04 of
+ * the floor). Not behind a transaction pooler either, where nothing may be prepared (the driver's
+ * `prepare: false` wins over a statement's own, so this would change nothing there).
  */
 export function preparingFixedTexts(sql: Sql): Sql {
-  const handle = sql as unknown as Handle & { begin: Scoped };
-  const begin = handle.begin;
-  preparing(handle);
+  const begin = (sql as unknown as { begin: Scoped }).begin;
   Object.assign(sql, { begin: (...args: unknown[]) => begin(...withPreparingScope(args)) });
   return sql;
 }
