@@ -3,6 +3,7 @@ import { and, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
+import { rowsOf } from '../../db/rows.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
 import { statusOf } from '../../rules/membership-status.sql.js';
@@ -28,26 +29,24 @@ const deleteOne = preparedPer((db) => {
   return db.with(target, removed).select(beforeFields(target)).from(target).prepare('delete_membership');
 });
 
-const removeOne = preparedPer((db) =>
-  db
-    .delete(tenantMemberships)
-    .where(thisMembership)
-    .returning({ id: tenantMemberships.id })
-    .prepare('remove_membership'),
-);
+/**
+ * Removes the membership, decided on beforehand (findForChange). A tenant write pipelines it (its
+ * answer is not needed: the row was read under the tenant's lock); removeMembershipRow runs it.
+ */
+export const removeMembershipStatement = (tenantId: string, membershipId: string): SQL =>
+  sql`delete from ${tenantMemberships} where ${tenantMemberships.tenantId} = ${tenantId} and ${tenantMemberships.id} = ${membershipId}`;
 
-/** Removes the membership, decided on beforehand (findForChange); false when there was none. */
+/** The same removal, waited for: false when there was no such membership. */
 export async function removeMembershipRow(
   db: Executor,
   tenantId: string,
   membershipId: string,
 ): Promise<boolean> {
-  return (await removeOne(db).execute({ tenantId, membershipId })).length > 0;
+  const removed = await db.execute(
+    sql`${removeMembershipStatement(tenantId, membershipId)} returning ${tenantMemberships.id}`,
+  );
+  return rowsOf(removed).length > 0;
 }
-
-/** The same removal, as a statement for a tenant write to pipeline (its answer is not needed). */
-export const removeMembershipStatement = (tenantId: string, membershipId: string): SQL =>
-  sql`delete from ${tenantMemberships} where ${tenantMemberships.tenantId} = ${tenantId} and ${tenantMemberships.id} = ${membershipId}`;
 
 /**
  * Deletes the membership and answers it as it was; undefined when there is no such membership.
