@@ -35,32 +35,34 @@ const isPostgresJs = (client: unknown): client is DriverTransaction =>
  */
 export class Pipelined {
   private readonly sent: Promise<Outcome>[] = [];
-  private readonly session: Session;
+  /** postgres.js's transaction handle; undefined on PGlite. */
+  private readonly driver: DriverTransaction | undefined;
+  private readonly logger: Session['logger'];
 
   constructor(private readonly tx: Transaction) {
-    this.session = tx._.session as unknown as Session;
+    const { client, logger } = tx._.session as unknown as Session;
+    this.driver = isPostgresJs(client) ? client : undefined;
+    this.logger = logger;
   }
 
   /** Sends `statement` in the transaction now; its failure is thrown by `beforeCommit` or `settle`. */
   send(statement: SQL): void {
-    const { client, logger } = this.session;
-    if (!isPostgresJs(client)) {
+    if (!this.driver) {
       this.sent.push(outcomeOf(this.tx.execute(statement)));
       return;
     }
     const { sql: text, params } = dialect.sqlToQuery(statement);
-    logger?.logQuery(text, params);
+    this.logger?.logQuery(text, params);
     // A statement the driver prepares once per connection: the texts sent this way are fixed.
     // (Behind a transaction pooler the driver's own `prepare: false` wins.)
-    const query = client.unsafe(text, params, { prepare: true });
+    const query = this.driver.unsafe(text, params, { prepare: true });
     query.execute();
     this.sent.push(outcomeOf(query));
   }
 
   /** Inside the transaction, before it commits: on PGlite, waits for what was sent and throws its failure. */
   async beforeCommit(): Promise<void> {
-    if (isPostgresJs(this.session.client)) return;
-    await this.settle();
+    if (!this.driver) await this.settle();
   }
 
   /**

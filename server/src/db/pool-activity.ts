@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { withWrappedScope } from './driver-scopes.js';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
 type TransactionSql = postgres.TransactionSql<Record<string, unknown>>;
@@ -98,12 +99,7 @@ export class PoolActivity {
 
   /** `begin`'s or `savepoint`'s arguments, with the callback given a timed transaction. */
   private inTransaction(args: unknown[]): unknown[] {
-    const last = args.length - 1;
-    const fn = args[last];
-    if (typeof fn !== 'function') return args;
-    const scoped = [...args];
-    scoped[last] = (tx: TransactionSql) => fn(this.timedTransaction(tx));
-    return scoped;
+    return withWrappedScope(args, (tx: TransactionSql) => this.timedTransaction(tx));
   }
 
   private timedTransaction(tx: TransactionSql): TransactionSql {

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { withWrappedScope } from './driver-scopes.js';
 
 type Sql = postgres.Sql<Record<string, unknown>>;
 type Options = { prepare?: boolean } & Record<string, unknown>;
@@ -50,17 +51,11 @@ function preparing(handle: Handle): void {
 }
 
 /** `begin`'s or `savepoint`'s arguments, with the callback given a preparing transaction handle. */
-function withPreparingScope(args: unknown[]): unknown[] {
-  const last = args.length - 1;
-  const fn = args[last];
-  if (typeof fn !== 'function') return args;
-  const scoped = [...args];
-  scoped[last] = (tx: Handle) => {
+const withPreparingScope = (args: unknown[]): unknown[] =>
+  withWrappedScope(args, (tx: Handle) => {
     preparing(tx);
-    return fn(tx);
-  };
-  return scoped;
-}
+    return tx;
+  });
 
 const preparedIfFixed = (params: unknown[] | undefined, options: Options | undefined) =>
   options?.prepare === false &&
