@@ -134,17 +134,17 @@ function run(handler: AnyHandler, deps: PipelineDeps): (input: AnyInput) => Prom
         const tenantId = tenantOf(req);
         if (!tenantId) throw new Error('a tenant write without a valid tenant id after validation');
         await handler.prepare?.({ ...(req.state.access && { access: req.state.access }) }, input as never);
+        const { readAhead } = handler;
         return send(
           input,
           await releasingKeyOnError(req, () =>
             admitted(admission, req, 'write', () =>
-              inTenantTransaction(
-                db,
-                req,
-                tenantId,
-                (context) => answered(req, context.tx, () => handler.handle(context, input as never)),
-                deps.atSignIn,
-              ),
+              inTenantTransaction(db, req, tenantId, {
+                work: (context, ahead) =>
+                  answered(req, context.tx, () => handler.handle(context, input as never, ahead)),
+                ...(readAhead && { readAhead: (tx) => readAhead(tx, tenantId, input as never) }),
+                ...(deps.atSignIn && { atSignIn: deps.atSignIn }),
+              }),
             ),
           ),
         );

@@ -3,7 +3,7 @@ import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RequestHandler } from 'express';
 import type { TenantAccess } from '../access/decide-access.js';
 import type { Requester } from '../access/read-as-caller.js';
-import type { Database } from '../db/database.js';
+import type { Database, Transaction } from '../db/database.js';
 import type { Caller } from '../identity/caller.js';
 import type { AuditContext } from '../modules/audit/audit-context.js';
 import type { DirectoryRequest } from '../modules/shared/directory-write.js';
@@ -56,6 +56,17 @@ export type ScimContext = DirectoryRequest;
  */
 export type ScimAnswer = { status: 200 | 201 | 204 | 409; body?: unknown; headers?: Record<string, string> };
 
+/**
+ * A read that a tenant write's decision needs, given the transaction (nothing sent yet but the
+ * lock and the caller's read), the URL's tenant and the validated input. It must send its one
+ * statement at once, as drizzle's prepared statements do: behind the lock on the wire.
+ */
+export type ReadAhead<T extends AppRoute, A> = (
+  tx: Transaction,
+  tenantId: string,
+  input: RouteInput<T>,
+) => Promise<A>;
+
 type Handle<C, T extends AppRoute> = (context: C, input: RouteInput<T>) => Promise<RouteResult<T>>;
 
 export type RouteHandler<T extends AppRoute> =
@@ -65,7 +76,9 @@ export type RouteHandler<T extends AppRoute> =
   | { kind: 'write'; handle: Handle<WriteContext, T> }
   | {
       kind: 'tenantWrite';
-      handle: Handle<TenantWriteContext, T>;
+      /** `ahead`: what `readAhead` read (undefined without one). */
+      handle: (context: TenantWriteContext, input: RouteInput<T>, ahead: unknown) => Promise<RouteResult<T>>;
+      readAhead?: ReadAhead<T, unknown>;
       /**
        * Work that must not hold the tenant's lock (a name resolved over the network), run once the
        * input is valid and before the transaction begins, on the access decided before the body.
@@ -104,6 +117,25 @@ export const tenantWrite = <T extends AppRoute>(
   handle: Handle<TenantWriteContext, T>,
   prepare?: Extract<RouteHandler<T>, { kind: 'tenantWrite' }>['prepare'],
 ): RouteHandler<T> => ({ kind: 'tenantWrite', handle, ...(prepare && { prepare }) });
+/**
+ * A tenant write decided on a read of its own (the membership its URL names, as it is), sent
+ * right behind the tenant's lock and the caller's read: the connection runs it once the lock is
+ * granted, so it sees what the writers before committed, and the three answers come back in one
+ * round trip (pipeline/tenant-transaction.ts). Its answer is the handler's third argument.
+ */
+export const tenantWriteOn = <T extends AppRoute, A>(
+  readAhead: ReadAhead<T, A>,
+  handle: (context: TenantWriteContext, input: RouteInput<T>, ahead: A) => Promise<RouteResult<T>>,
+): RouteHandler<T> => ({
+  kind: 'tenantWrite',
+  readAhead,
+  // `ahead` is what `readAhead` gave, which build-router.ts passes on untouched.
+  handle: handle as (
+    context: TenantWriteContext,
+    input: RouteInput<T>,
+    ahead: unknown,
+  ) => Promise<RouteResult<T>>,
+});
 export const scim = <T extends AppRoute>(
   handle: (context: ScimContext, input: RouteInput<T>) => Promise<ScimAnswer>,
 ): RouteHandler<T> => ({ kind: 'scim', handle });

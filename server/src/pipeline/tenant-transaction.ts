@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { lockTenantForWrite } from '../access/access.repository.js';
 import type { CallerRow } from '../access/caller-read.repository.js';
 import { accessRuleOf, decideAccess, type TenantAccess } from '../access/decide-access.js';
-import type { Database } from '../db/database.js';
+import type { Database, Transaction } from '../db/database.js';
 import { Pipelined } from '../db/pipelined.js';
 import { ServiceUnavailableError } from '../errors/index.js';
 import { type AtSignIn, identify, identityIsCurrent, toCaller } from '../identity/identify.js';
@@ -34,12 +34,11 @@ const tooLate = () =>
  * lock (claiming an invitation, or joining by a verified domain, `atSignIn`, locks tenants of its
  * own, in id order), and the transaction begins again.
  */
-export async function inTenantTransaction<T>(
+export async function inTenantTransaction<T, A = undefined>(
   db: Database,
   req: Request,
   tenantId: string,
-  work: (context: TenantWriteContext) => Promise<T>,
-  atSignIn?: AtSignIn,
+  { work, readAhead, atSignIn }: InTenant<T, A>,
 ): Promise<T> {
   const { claims, end } = req.state;
   if (!claims) throw new Error('a tenant write without verified claims');
@@ -48,7 +47,11 @@ export async function inTenantTransaction<T>(
     let pipelined: Pipelined | undefined;
     const outcome = await db
       .transaction(async (tx) => {
-        const found = await lockTenantForWrite(tx, tenantId, claims.sub);
+        // The read ahead is sent behind the lock and the caller's read, in the same round trip.
+        const [found, ahead] = await Promise.all([
+          lockTenantForWrite(tx, tenantId, claims.sub),
+          readAhead?.(tx) as Promise<A>,
+        ]);
         if (!identityIsCurrent(claims, found.user)) throw new Rollback<NotYet>({ unknown: found.user });
         if (end.ended) throw tooLate();
         const caller = toCaller(found.user, claims.sub);
@@ -60,7 +63,7 @@ export async function inTenantTransaction<T>(
         pipelined = new Pipelined(tx);
         const pipeline = pipelined.send.bind(pipelined);
         const audit = auditContextOf(caller, req.requestId);
-        const value = await work({ tx, access, caller, audit, pipeline });
+        const value = await work({ tx, access, caller, audit, pipeline }, ahead);
         await pipelined.beforeCommit();
         // The answer is no longer this request's own: nobody would learn of the change.
         if (end.ended) throw tooLate();
@@ -80,3 +83,16 @@ export async function inTenantTransaction<T>(
 }
 
 type NotYet = { unknown: CallerRow | undefined };
+
+type InTenant<T, A> = {
+  /** The change, on its context and what `readAhead` read (undefined without one). */
+  work: (context: TenantWriteContext, ahead: A) => Promise<T>;
+  /**
+   * A read the change is decided on, sent right behind the lock (pipeline/handlers.ts:
+   * tenantWriteOn). Its answer is read after the lock was granted, like the caller's; a caller
+   * refused access never sees it.
+   */
+  readAhead?: ((tx: Transaction) => Promise<A>) | undefined;
+  /** What a new verified address sets off (identity/identify.ts). */
+  atSignIn?: AtSignIn | undefined;
+};

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createRawClient } from '@tms/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { signDevToken } from '../../src/auth/sign-token.js';
 import { revokeSuperAdmin } from '../../src/modules/users/super-admins.service.js';
 import { addMember, createSuperAdmin, createTenantFixture } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { untilWaitingForLocks } from '../support/lock-waits.js';
 import {
   type AnyResponse,
   callRoute,
@@ -153,7 +153,7 @@ describe('roles are read from the database on every request', () => {
             await tx`update tenant_memberships set role = 'STUDENT' where id = ${admin.membershipId}`;
             // The guard before the transaction still sees the committed ADMIN and lets it through.
             pending = callRoute(admin.actor.api, route, t.target);
-            await untilSomeoneWaitsForALock(sql);
+            await untilWaitingForLocks(sql);
           });
           if (!pending) throw new Error('no request was sent');
           expectError(await pending, 403, 'INSUFFICIENT_ROLE');
@@ -168,16 +168,6 @@ describe('roles are read from the database on every request', () => {
     },
   );
 });
-
-async function untilSomeoneWaitsForALock(sql: postgres.Sql) {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const [row] = await sql`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`;
-    if ((row?.n ?? 0) > 0) return;
-    await sleep(10);
-  }
-  throw new Error('the request never waited for the tenant lock');
-}
 
 describe('x-tenant-id', () => {
   it('is refused with TENANT_ID_MISMATCH on every route when it differs from the URL', async () => {

@@ -15,7 +15,7 @@ import { membershipEventStatement, patchActionOf } from './membership-events.js'
 import type { ForChange } from './membership-target.sql.js';
 import { type Changed, reactivate, setTerm, suspend } from './membership-updates.repository.js';
 import type { MembershipWithUser } from './memberships.repository.js';
-import { getForChange } from './memberships.service.js';
+import { existing, type NamedMembership } from './memberships.service.js';
 
 /*
  * Changes that keep a membership: its role and term, its suspension. Like every membership write
@@ -43,11 +43,11 @@ function madeOf(before: ForChange, changed: Changed | undefined): MembershipWith
 
 export async function changeMembership(
   { tx, access, audit, pipeline }: TenantWrite,
-  membershipId: string,
+  named: NamedMembership,
   body: UpdateMembershipBody,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const before = await getForChange(tx, access.tenantId, membershipId);
+  const before = existing(named);
   const startsAt = dateOf(body.startsAt);
   const endsAt = dateOf(body.endsAt);
   const term: Term = {
@@ -71,18 +71,18 @@ export async function changeMembership(
     sameDate(term.startsAt, before.startsAt) &&
     sameDate(term.endsAt, before.endsAt);
   if (unchanged) return before;
-  const after = madeOf(before, await setTerm(tx, access.tenantId, membershipId, term));
+  const after = madeOf(before, await setTerm(tx, access.tenantId, before.id, term));
   pipeline(membershipEventStatement(audit, patchActionOf(before, after), before, after));
   return after;
 }
 
 export async function suspendMembership(
   { tx, access, audit, pipeline }: TenantWrite,
-  membershipId: string,
+  named: NamedMembership,
   body: SuspendMembershipBody,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const before = await getForChange(tx, access.tenantId, membershipId);
+  const before = existing(named);
   refuse(
     hierarchyProblem(access.level, before.role, 'suspend'),
     directoryManagedProblem(before.managedBy, 'suspend'),
@@ -91,7 +91,7 @@ export async function suspendMembership(
   // Suspended already: the first suspension, and its reason, stand.
   if (before.suspendedAt !== null) return before;
   refuse(lastActiveOwnerProblem(before, seatAfter(before, { suspendedAt: before.now }), before.owners ?? 0));
-  const after = madeOf(before, await suspend(tx, access.tenantId, membershipId, body?.reason ?? null));
+  const after = madeOf(before, await suspend(tx, access.tenantId, before.id, body?.reason ?? null));
   pipeline(membershipEventStatement(audit, 'membership.suspended', before, after));
   return after;
 }
@@ -99,10 +99,10 @@ export async function suspendMembership(
 /** Reactivating only ever adds an ACTIVE member: no last-owner rule to check. */
 export async function reactivateMembership(
   { tx, access, audit, pipeline }: TenantWrite,
-  membershipId: string,
+  named: NamedMembership,
   ifMatch: string | undefined,
 ): Promise<MembershipWithUser> {
-  const before = await getForChange(tx, access.tenantId, membershipId);
+  const before = existing(named);
   refuse(
     hierarchyProblem(access.level, before.role, 'reactivate'),
     directoryManagedProblem(before.managedBy, 'reactivate'),
@@ -111,7 +111,7 @@ export async function reactivateMembership(
   if (before.status === 'ACTIVE') return before;
   const after = madeOf(
     before,
-    await reactivate(tx, access.tenantId, membershipId, reactivatedTerm(before, before.now)),
+    await reactivate(tx, access.tenantId, before.id, reactivatedTerm(before, before.now)),
   );
   pipeline(membershipEventStatement(audit, 'membership.reactivated', before, after));
   return after;

@@ -1,5 +1,5 @@
 import { contract } from '@tms/contract';
-import { read, routes, tenantWrite } from '../../pipeline/handlers.js';
+import { read, routes, tenantWrite, tenantWriteOn } from '../../pipeline/handlers.js';
 import { etagOf } from '../shared/if-match.js';
 import { changeMembership, reactivateMembership, suspendMembership } from './membership-updates.service.js';
 import { toMembershipDto } from './memberships.dto.js';
@@ -8,13 +8,15 @@ import {
   createMembership,
   getMembership,
   listMembershipsPage,
+  readNamedMembership,
   removeMembership,
 } from './memberships.service.js';
 
 /**
  * A tenant's memberships. Reads decide on the caller read in their own statement; changes run in
  * the transaction that locks the tenant and decides there (pipeline/tenant-transaction.ts), which
- * commits when the handler returns.
+ * commits when the handler returns. A change of one membership reads it in the round trip that
+ * takes the lock (readNamedMembership).
  */
 export const membershipsRoutes = routes(contract.memberships, {
   list: read(async ({ db, requester }, { query }) => {
@@ -29,17 +31,17 @@ export const membershipsRoutes = routes(contract.memberships, {
     withEtag(200, await getMembership(db, requester, params.tenantMembershipId)),
   ),
   create: tenantWrite(async (write, { body }) => withEtag(201, await createMembership(write, body))),
-  update: tenantWrite(async (write, { params, body, headers }) =>
-    withEtag(200, await changeMembership(write, params.tenantMembershipId, body, headers['if-match'])),
+  update: tenantWriteOn(readNamedMembership, async (write, { body, headers }, named) =>
+    withEtag(200, await changeMembership(write, named, body, headers['if-match'])),
   ),
-  suspend: tenantWrite(async (write, { params, body, headers }) =>
-    withEtag(200, await suspendMembership(write, params.tenantMembershipId, body, headers['if-match'])),
+  suspend: tenantWriteOn(readNamedMembership, async (write, { body, headers }, named) =>
+    withEtag(200, await suspendMembership(write, named, body, headers['if-match'])),
   ),
-  reactivate: tenantWrite(async (write, { params, headers }) =>
-    withEtag(200, await reactivateMembership(write, params.tenantMembershipId, headers['if-match'])),
+  reactivate: tenantWriteOn(readNamedMembership, async (write, { headers }, named) =>
+    withEtag(200, await reactivateMembership(write, named, headers['if-match'])),
   ),
-  remove: tenantWrite(async (write, { params, headers }) => {
-    await removeMembership(write, params.tenantMembershipId, headers['if-match']);
+  remove: tenantWriteOn(readNamedMembership, async (write, { headers }, named) => {
+    await removeMembership(write, named, headers['if-match']);
     return { status: 204 };
   }),
 });

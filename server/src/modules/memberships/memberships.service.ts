@@ -134,11 +134,11 @@ async function addMember(tx: Transaction, tenantId: string, body: CreateMembersh
 }
 
 export async function removeMembership(
-  { tx, access, audit, pipeline }: TenantWrite,
-  membershipId: string,
+  { access, audit, pipeline, tx }: TenantWrite,
+  named: NamedMembership,
   ifMatch: string | undefined,
 ): Promise<void> {
-  const before = await getForChange(tx, access.tenantId, membershipId);
+  const before = existing(named);
   refuse(
     hierarchyProblem(access.level, before.role, 'remove'),
     directoryManagedProblem(before.managedBy, 'remove'),
@@ -150,9 +150,31 @@ export async function removeMembership(
   // A student's links are looked at in the same round trip. Every round trip with the tenant
   // locked is one more wait on this process's event loop with the lock held: under a burst, that
   // wait is what bounds the tenant's writes a second.
-  pipeline(removeMembershipStatement(access.tenantId, membershipId));
+  pipeline(removeMembershipStatement(access.tenantId, before.id));
   pipeline(membershipEventStatement(audit, 'membership.removed', before, null));
   await studentsLeft(tx, audit, access.tenantId, [before]);
+}
+
+/** The membership a change's URL names, and what it is under the tenant's lock (undefined: none here). */
+export type NamedMembership = { id: string; found: ForChange | undefined };
+
+/**
+ * What a membership change reads ahead (pipeline/handlers.ts: tenantWriteOn), in the round trip
+ * that locks the tenant: the membership as it is, within the tenant (the scope rule).
+ */
+export async function readNamedMembership(
+  tx: Transaction,
+  tenantId: string,
+  { params }: { params: { tenantMembershipId: string } },
+): Promise<NamedMembership> {
+  const id = params.tenantMembershipId;
+  return { id, found: await findForChange(tx, tenantId, id) };
+}
+
+/** The membership named, or MEMBERSHIP_NOT_FOUND. */
+export function existing({ id, found }: NamedMembership): ForChange {
+  if (!found) throw new MembershipNotFoundError(id);
+  return found;
 }
 
 /** The membership to change, as it is under the tenant's lock, or MEMBERSHIP_NOT_FOUND. */
