@@ -405,9 +405,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.remove',
-    name: "a STUDENT's: lock, caller with its role, the membership to change, delete, audit event, their guardian links, their pairing codes revoked, their pending guardian invitations (none)",
+    name: "a STUDENT's without guardians, codes or guardian invitations (read with the membership): lock, caller with its role, the membership to change, delete, audit event",
     status: 204,
-    cost: writes(8),
+    cost: writes(5),
     call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
   },
   {

@@ -1,10 +1,12 @@
 import { MeSchema, SchoolGuardianLinkSchema, WardSchema } from '@tms/contract';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guardianInvitations, guardianLinks, pairingCodes } from '../../src/db/schema.js';
 import { addMember, createActor, createSuperAdmin } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { refusal, refused, sdkOf } from '../support/sdk.js';
 import { hookBody, registerAs } from '../webhooks/helpers.js';
-import { codeFor, linkedGuardian, schoolOf } from './helpers.js';
+import { codeFor, invitedGuardian, linkedGuardian, type School, schoolOf } from './helpers.js';
 
 let h: TestServer;
 beforeAll(async () => {
@@ -270,6 +272,41 @@ describe('when the student leaves', () => {
     expect(
       await refusal(sdkOf(h, await createActor(h)).guardians.redeem({ code, relationship: 'PARENT' })),
     ).toEqual(refused(404, 'PAIRING_CODE_NOT_FOUND'));
+  });
+
+  // The removal reads whether the student holds anything to revoke with the membership, and sends
+  // no revocation when not (guardian-ties.sql.ts): each kind of tie alone must still be seen. Read
+  // from the tables: the API refuses a removed student's code or invitation either way.
+  it('revokes a link, a live code or a pending guardian invitation when it is the only tie', async () => {
+    const removeStudent = (school: School) =>
+      sdkOf(h, school.admin).memberships.remove(school.tenantId, school.studentMembershipId);
+
+    const linked = await schoolOf(h);
+    const { link } = await linkedGuardian(h, linked);
+    await removeStudent(linked);
+    const [linkRow] = await h.db
+      .select({ status: guardianLinks.status })
+      .from(guardianLinks)
+      .where(eq(guardianLinks.id, link.guardianLinkId));
+    expect(linkRow?.status).toBe('REVOKED');
+
+    const coded = await schoolOf(h);
+    const code = await codeFor(h, coded);
+    await removeStudent(coded);
+    const [codeRow] = await h.db
+      .select({ revokedAt: pairingCodes.revokedAt })
+      .from(pairingCodes)
+      .where(eq(pairingCodes.id, code.pairingCodeId));
+    expect(codeRow?.revokedAt).toBeInstanceOf(Date);
+
+    const invited = await schoolOf(h);
+    const { invitation } = await invitedGuardian(h, invited);
+    await removeStudent(invited);
+    const [invitationRow] = await h.db
+      .select({ status: guardianInvitations.status })
+      .from(guardianInvitations)
+      .where(eq(guardianInvitations.id, invitation.guardianInvitationId));
+    expect(invitationRow?.status).toBe('REVOKED');
   });
 
   it('sends guardian link events to the webhooks that want them', async () => {

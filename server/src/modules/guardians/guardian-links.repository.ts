@@ -97,12 +97,15 @@ export async function reactivateLink(
 }
 
 /** Revokes the tenant's links matching `which` that are not REVOKED yet; answers them as they were and are. */
+/** A link a revocation still has to end: ACTIVE or SUSPENDED. */
+export const notRevoked = ne(guardianLinks.status, 'REVOKED');
+
 async function revokeWhere(
   db: Executor,
   tenantId: string,
   which: SQL | undefined,
 ): Promise<{ before: GuardianLinkRow[]; after: GuardianLinkRow[] }> {
-  const scope = and(eq(guardianLinks.tenantId, tenantId), ne(guardianLinks.status, 'REVOKED'), which);
+  const scope = and(eq(guardianLinks.tenantId, tenantId), notRevoked, which);
   const before = await db.select().from(guardianLinks).where(scope).orderBy(asc(guardianLinks.id));
   if (before.length === 0) return { before, after: [] };
   const after = await db

@@ -94,15 +94,19 @@ export async function removeLink(
  * Students who leave the tenant take their guardians' links, live pairing codes and pending guardian
  * invitations with them: a guardian of someone no longer at the school has nothing there to see. Called by every removal of
  * memberships (by hand, by the directory, by a roster sync), in its transaction (the tenant is
- * locked), with the removal's own audit context; members of other roles are passed over.
+ * locked), with the removal's own audit context; members of other roles are passed over, and so
+ * are students read under the same lock as holding nothing to revoke (`guardianTies` false:
+ * guardian-ties.sql.ts), for whom no statement is sent.
  */
 export async function studentsLeft(
   tx: Executor,
   audit: AuditContext,
   tenantId: string,
-  removed: { userId: string; role: Role }[],
+  removed: { userId: string; role: Role; guardianTies?: boolean }[],
 ): Promise<void> {
-  const studentUserIds = removed.filter((m) => m.role === 'STUDENT').map((m) => m.userId);
+  const studentUserIds = removed
+    .filter((m) => m.role === 'STUDENT' && m.guardianTies !== false)
+    .map((m) => m.userId);
   if (studentUserIds.length === 0) return;
   // Sent together (one round trip, under the tenant's lock): most students have no guardian, and
   // then nothing else is sent.

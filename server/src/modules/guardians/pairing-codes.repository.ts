@@ -3,7 +3,8 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { type PairingCodeRow, pairingCodes } from '../../db/schema.js';
 
-const live = and(
+/** A code that may still link someone: not used, not revoked, not expired. */
+export const live = and(
   isNull(pairingCodes.usedAt),
   isNull(pairingCodes.revokedAt),
   gt(pairingCodes.expiresAt, sql`now()`),

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
 import { activeOwnersOf, isActiveOwner } from '../../rules/membership-status.sql.js';
+import { hasGuardianTies } from '../guardians/guardian-ties.sql.js';
 import { type MembershipWithUser, membershipColumns } from './memberships.repository.js';
 
 /*
@@ -80,8 +81,11 @@ export const asBefore = ({ email, displayName, ...row }: BeforeRow): Before => (
   user: { email, displayName },
 });
 
-/** A membership as a change is decided on: with the tenant's ACTIVE OWNERs, and the transaction's time. */
-export type ForChange = Before & { now: Date };
+/**
+ * A membership as a change is decided on: with the tenant's ACTIVE OWNERs, the transaction's time,
+ * and, for a STUDENT, whether their leaving would revoke anything (guardian-ties.sql.ts).
+ */
+export type ForChange = Before & { now: Date; guardianTies: boolean };
 
 const forChange = preparedPer((db) => {
   const target = membershipNamed(db);
@@ -90,6 +94,10 @@ const forChange = preparedPer((db) => {
     .select({
       ...beforeFields(target),
       now: sql<Date>`now()`.mapWith((value: string | Date) => new Date(value)).as('now'),
+      guardianTies:
+        sql<boolean>`(${target.role} = 'STUDENT' and ${hasGuardianTies(target.tenantId, target.userId)})`
+          .mapWith(Boolean)
+          .as('guardian_ties'),
     })
     .from(target)
     .prepare('membership_for_change');
@@ -103,6 +111,6 @@ export async function findForChange(
 ): Promise<ForChange | undefined> {
   const [row] = await forChange(db).execute({ tenantId, membershipId });
   if (!row) return undefined;
-  const { now, ...before } = row;
-  return { ...asBefore(before), now };
+  const { now, guardianTies, ...before } = row;
+  return { ...asBefore(before), now, guardianTies };
 }

@@ -147,9 +147,10 @@ export async function removeMembership(
   refuse(lastActiveOwnerProblem(before, undefined, before.owners ?? 0));
   // The row was read under the tenant's lock, so the delete finds it: neither it nor the event is
   // waited for, and they reach PostgreSQL with the COMMIT (a failure of either rolls all back).
-  // A student's links are looked at in the same round trip. Every round trip with the tenant
-  // locked is one more wait on this process's event loop with the lock held: under a burst, that
-  // wait is what bounds the tenant's writes a second.
+  // A student read as holding guardian ties has them revoked in the same round trip; any other
+  // removal sends nothing more. Every round trip with the tenant locked is one more wait on this
+  // process's event loop with the lock held: under a burst, that wait is what bounds the tenant's
+  // writes a second.
   pipeline(removeMembershipStatement(access.tenantId, before.id));
   pipeline(membershipEventStatement(audit, 'membership.removed', before, null));
   await studentsLeft(tx, audit, access.tenantId, [before]);
