@@ -1,5 +1,5 @@
 import { MeSchema, SchoolGuardianLinkSchema, WardSchema } from '@tms/contract';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardianInvitations, guardianLinks, pairingCodes } from '../../src/db/schema.js';
 import { addMember, createActor, createSuperAdmin } from '../support/factories.js';
@@ -287,7 +287,7 @@ describe('when the student leaves', () => {
     const [linkRow] = await h.db
       .select({ status: guardianLinks.status })
       .from(guardianLinks)
-      .where(eq(guardianLinks.id, link.guardianLinkId));
+      .where(and(eq(guardianLinks.tenantId, linked.tenantId), eq(guardianLinks.id, link.guardianLinkId)));
     expect(linkRow?.status).toBe('REVOKED');
 
     const coded = await schoolOf(h);
@@ -296,7 +296,7 @@ describe('when the student leaves', () => {
     const [codeRow] = await h.db
       .select({ revokedAt: pairingCodes.revokedAt })
       .from(pairingCodes)
-      .where(eq(pairingCodes.id, code.pairingCodeId));
+      .where(and(eq(pairingCodes.tenantId, coded.tenantId), eq(pairingCodes.id, code.pairingCodeId)));
     expect(codeRow?.revokedAt).toBeInstanceOf(Date);
 
     const invited = await schoolOf(h);
@@ -305,7 +305,12 @@ describe('when the student leaves', () => {
     const [invitationRow] = await h.db
       .select({ status: guardianInvitations.status })
       .from(guardianInvitations)
-      .where(eq(guardianInvitations.id, invitation.guardianInvitationId));
+      .where(
+        and(
+          eq(guardianInvitations.tenantId, invited.tenantId),
+          eq(guardianInvitations.id, invitation.guardianInvitationId),
+        ),
+      );
     expect(invitationRow?.status).toBe('REVOKED');
   });
 

@@ -171,14 +171,14 @@ export async function answerGuardianInvitation(
  * Revokes the PENDING (not expired) invitations matching `which`, answering them as they were and
  * are, in id order: what leaving the tenant and erasure do.
  */
-/** An invitation that may still be answered: PENDING and not expired. */
-export const openInvitation = and(eq(g.status, 'PENDING'), sql`${g.expiresAt} > now()`) as SQL;
+/** An invitation that may still be answered: PENDING and not expired (conditions to spread into an `and`). */
+export const OPEN_INVITATION: SQL[] = [eq(g.status, 'PENDING'), sql`${g.expiresAt} > now()`];
 
 export async function revokePendingGuardianInvitations(
   db: Executor,
   which: SQL,
 ): Promise<{ before: GuardianInvitationView[]; after: GuardianInvitationView[] }> {
-  const open = and(which, openInvitation);
+  const open = and(which, ...OPEN_INVITATION);
   const before = await db.select(guardianInvitationColumns).from(g).where(open).orderBy(asc(g.id));
   if (before.length === 0) return { before, after: [] };
   const after = await db

@@ -1,6 +1,6 @@
 import { and, eq, exists, or, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { guardianInvitations, guardianLinks, pairingCodes } from '../../db/schema.js';
-import { openInvitation } from './guardian-invitations.repository.js';
+import { OPEN_INVITATION } from './guardian-invitations.repository.js';
 import { notRevoked } from './guardian-links.repository.js';
 import { live } from './pairing-codes.repository.js';
 
@@ -33,7 +33,7 @@ export const hasGuardianTies = (tenantId: SQLWrapper, studentUserId: SQLWrapper)
       sql`(select 1 from ${guardianInvitations} where ${and(
         eq(guardianInvitations.tenantId, tenantId),
         eq(guardianInvitations.studentUserId, studentUserId),
-        openInvitation,
+        ...OPEN_INVITATION,
       )})`,
     ),
   )}`;
