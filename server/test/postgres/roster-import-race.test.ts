@@ -1,5 +1,4 @@
 import { ROSTER_ROWS_IN_REQUEST_MAX } from '@tms/contract';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   answerOf,
@@ -13,6 +12,7 @@ import {
   students,
 } from '../rosters/import-helpers.js';
 import { addMember, createTenantFixture, type TenantFixture, unique } from '../support/factories.js';
+import { untilWaitingForLocks } from '../support/lock-waits.js';
 
 // PostgreSQL only: on PGlite's one connection an import and a single write can never overlap, so
 // a missing lock would pass there. Here the import is held inside its transaction (applied, not
@@ -25,17 +25,6 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const LARGE = ROSTER_ROWS_IN_REQUEST_MAX + 500;
-
-/** Returns once `n` statements of this database wait for a lock (the requests queued behind the import). */
-async function waitingForLocks(n: number): Promise<void> {
-  for (;;) {
-    const result = await h.db.execute(
-      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    const [row] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
-    if ((row?.n ?? 0) >= n) return;
-  }
-}
 
 const api = (path: string, token: string, method = 'GET', body?: unknown) =>
   fetch(`${h.baseUrl}${path}`, {
@@ -81,7 +70,7 @@ describe('an import racing single-membership writes', () => {
       api(`${members}/${removed.membershipId}`, t.owner.token, 'DELETE'),
       api(members, t.owner.token, 'POST', { email: newcomer, role: 'STUDENT' }).then(answerOf),
     ]);
-    await waitingForLocks(3);
+    await untilWaitingForLocks(h.db, 3);
     // Still none of the import, while the writes wait behind it.
     const meanwhile = await answerOf(await api(`${members}?limit=1&includeTotal=true`, t.owner.token));
     expect(meanwhile.body.meta.total).toBe(before.length);
@@ -123,7 +112,7 @@ describe('two imports at once', () => {
     const second = postCsv(h, t.tenantId, csvOf('email,role', ...rows.slice(0, 500)), {
       token: t.owner.token,
     }).then(answerOf);
-    await waitingForLocks(1);
+    await untilWaitingForLocks(h.db, 1);
     held.release();
     const { status, body } = await second;
     await h.jobs.idle();
@@ -139,7 +128,7 @@ describe('two imports at once', () => {
     const second = await answerOf(
       await postCsv(h, t.tenantId, csvOf('email,role', ...rows), { token: t.owner.token }),
     );
-    await waitingForLocks(1);
+    await untilWaitingForLocks(h.db, 1);
     held.release();
     await h.jobs.idle();
     const [first, again] = await Promise.all(

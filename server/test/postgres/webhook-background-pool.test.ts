@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { generateWebhookSecret } from '../../src/modules/webhooks/webhook-signing.js';
+import { untilWaitingForLocks } from '../support/lock-waits.js';
 import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 import {
   deliveriesOf,
@@ -35,18 +36,6 @@ afterAll(async () => {
   await bare?.drop();
 });
 
-/** Until a session of the test's database waits for a lock (the blocked query has reached it). */
-async function waitForLockWaiter() {
-  for (let tries = 0; tries < 500; tries++) {
-    const [row] = await locker<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`;
-    if ((row?.n ?? 0) > 0) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('the query never waited for the lock');
-}
-
 describe('the delivery worker’s own pool (PostgreSQL)', () => {
   it('delivers while every connection of the requests’ pool waits for a lock', async () => {
     const tenantId = await insertTenantRow(handle.db);
@@ -76,7 +65,7 @@ describe('the delivery worker’s own pool (PostgreSQL)', () => {
     await isLocked;
     // Drizzle's queries start when awaited: `then` sends it now.
     const blocked = handle.db.execute(sql`select count(*) from tenants`).then(() => true);
-    await waitForLockWaiter();
+    await untilWaitingForLocks(locker);
 
     const dispatcher = testDispatcher({ db: handle.background ?? handle.db, kind: 'postgres' });
     expect(await dispatcher.drain({ run: 20 })).toBe(1);
