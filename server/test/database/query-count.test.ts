@@ -340,9 +340,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.create',
-    name: 'caller decided before the body; then by userId: lock tenant, caller with its role, insert reading the user, audit event',
+    name: 'caller decided before the body; then by userId: lock tenant, caller with its role, the user and whether a member (read with the lock), insert, audit event (sent with the COMMIT)',
     status: 201,
-    cost: decidedFirst(4),
+    cost: decidedFirst(5),
     call: (f) =>
       f.admin.api.memberships.create({
         params: { tenantId: f.tenantId },

@@ -69,6 +69,13 @@ describe('create', () => {
     });
     expect(data.createdAt).toMatch(/Z$/);
     expect(await membershipRow(h.db, data.tenantMembershipId)).toMatchObject({ role: 'TEACHER', version: 1 });
+    // The answer is built before the row is written (it is sent with the COMMIT): it must be the
+    // row as stored, every field, and its ETag.
+    const read = await t.owner.api.memberships.get({ params: ids(t.tenantId, data.tenantMembershipId) });
+    expect(read.status).toBe(200);
+    if (read.status !== 200) return;
+    expect(read.body.data).toEqual(data);
+    expect(read.headers.get('etag')).toBe('"1"');
   });
 
   it('by an unknown userId: 404 USER_NOT_FOUND, nothing created', async () => {

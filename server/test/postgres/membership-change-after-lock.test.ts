@@ -1,13 +1,13 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantEvents } from '../support/audit-events.js';
-import { addMember, createTenantFixture } from '../support/factories.js';
+import { addMember, createActor, createTenantFixture } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { untilWaitingForLocks } from '../support/lock-waits.js';
 import { type AnyResponse, expectError, membershipRow } from '../support/memberships.js';
 
-// A change of one membership reads it in the round trip that takes the tenant's lock
-// (pipeline/handlers.ts: tenantWriteOn). These hold the lock in a transaction of their own, let the
+// A change of one membership reads it, and a POST by userId reads the person, in the round trip
+// that takes the tenant's lock (pipeline/handlers.ts: tenantWriteOn). These hold the lock in a transaction of their own, let the
 // request queue behind it, change the membership there and commit: the request must decide on
 // what was committed. A read sent before the lock, or answered from before the wait, would decide
 // on a membership that is gone or has moved on. PostgreSQL only: PGlite has one connection.
@@ -109,4 +109,39 @@ describe('a membership change queued behind the tenant lock decides on what was 
       });
     },
   );
+});
+
+describe('a POST by userId queued behind the tenant lock decides on what was committed meanwhile', () => {
+  const post = (t: Awaited<ReturnType<typeof tenantWithTeacher>>, userId: string) => () =>
+    t.owner.api.memberships.create({ params: { tenantId: t.tenantId }, body: { role: 'STUDENT', userId } });
+
+  it('the user added meanwhile is MEMBERSHIP_ALREADY_EXISTS, and the one membership stands', async () => {
+    const t = await tenantWithTeacher();
+    const person = await createActor(h);
+    const res = await queuedBehind(
+      t,
+      post(t, person.userId),
+      (tx) => tx`
+      insert into tenant_memberships (id, tenant_id, user_id, role)
+      values (gen_random_uuid(), ${t.tenantId}, ${person.userId}, 'TEACHER')`,
+    );
+    expectError(res, 409, 'MEMBERSHIP_ALREADY_EXISTS');
+    const rows =
+      await sql`select role from tenant_memberships where tenant_id = ${t.tenantId} and user_id = ${person.userId}`;
+    expect(rows.map((row) => row.role)).toEqual(['TEACHER']);
+  });
+
+  it('the user erased meanwhile is USER_NOT_FOUND, and nothing is added', async () => {
+    const t = await tenantWithTeacher();
+    const person = await createActor(h);
+    const res = await queuedBehind(
+      t,
+      post(t, person.userId),
+      (tx) => tx`update users set erased_at = now() where id = ${person.userId}`,
+    );
+    expectError(res, 404, 'USER_NOT_FOUND');
+    const rows =
+      await sql`select 1 from tenant_memberships where tenant_id = ${t.tenantId} and user_id = ${person.userId}`;
+    expect(rows).toHaveLength(0);
+  });
 });

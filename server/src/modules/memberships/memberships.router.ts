@@ -1,5 +1,5 @@
 import { contract } from '@tms/contract';
-import { read, routes, tenantWrite, tenantWriteOn } from '../../pipeline/handlers.js';
+import { read, routes, tenantWriteOn } from '../../pipeline/handlers.js';
 import { etagOf } from '../shared/if-match.js';
 import { changeMembership, reactivateMembership, suspendMembership } from './membership-updates.service.js';
 import { toMembershipDto } from './memberships.dto.js';
@@ -9,6 +9,7 @@ import {
   getMembership,
   listMembershipsPage,
   readNamedMembership,
+  readPersonToAdd,
   removeMembership,
 } from './memberships.service.js';
 
@@ -30,7 +31,9 @@ export const membershipsRoutes = routes(contract.memberships, {
   get: read(async ({ db, requester }, { params }) =>
     withEtag(200, await getMembership(db, requester, params.tenantMembershipId)),
   ),
-  create: tenantWrite(async (write, { body }) => withEtag(201, await createMembership(write, body))),
+  create: tenantWriteOn(readPersonToAdd, async (write, { body }, person) =>
+    withEtag(201, await createMembership(write, body, person)),
+  ),
   update: tenantWriteOn(readNamedMembership, async (write, { body, headers }, named) =>
     withEtag(200, await changeMembership(write, named, body, headers['if-match'])),
   ),

@@ -1,4 +1,4 @@
-import type { CreateMembershipBody, ListMembershipsQuery } from '@tms/contract';
+import type { CreateMembershipBody, ListMembershipsQuery, Role } from '@tms/contract';
 import { parsedAfterAccess, type Requester, readAsCaller } from '../../access/read-as-caller.js';
 import type { Database, Transaction } from '../../db/database.js';
 import {
@@ -21,8 +21,11 @@ import { studentsLeft } from '../guardians/guardian-links.service.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
 import {
+  addMembershipStatement,
+  findPersonToAdd,
   insertMembershipOfAddress,
-  insertMembershipOfUser,
+  newMembershipOf,
+  type PersonToAdd,
   removeMembershipStatement,
 } from './membership-changes.repository.js';
 import { membershipEventStatement } from './membership-events.js';
@@ -103,8 +106,22 @@ async function pageInOrder(
 export async function createMembership(
   { tx, access, audit, pipeline }: TenantWrite,
   body: CreateMembershipBody,
+  ahead: PersonToAdd | undefined,
 ): Promise<MembershipWithUser> {
   refuse(hierarchyProblem(access.level, body.role, 'give'));
+  if ('userId' in body) {
+    // Read with the lock (readPersonToAdd): decided before the change, the insert and its event
+    // are sent with the COMMIT.
+    if (!ahead) throw new UserNotFoundError(body.userId);
+    if (ahead.member) throw new MembershipAlreadyExistsError();
+    const created = {
+      ...newMembershipOf(ahead, { tenantId: access.tenantId, role: body.role }),
+      user: { email: ahead.email, displayName: ahead.displayName },
+    };
+    pipeline(addMembershipStatement(created));
+    pipeline(membershipEventStatement(audit, 'membership.created', null, created));
+    return created;
+  }
   const { person, added } = await addMember(tx, access.tenantId, body);
   if (!added || !person) throw new MembershipAlreadyExistsError();
   const created = { ...added, user: person };
@@ -112,13 +129,26 @@ export async function createMembership(
   return created;
 }
 
-async function addMember(tx: Transaction, tenantId: string, body: CreateMembershipBody) {
+/**
+ * What a POST by `userId` reads ahead, in the round trip that takes the tenant's lock: the user and
+ * whether they are a member already. A POST by address reads nothing ahead: the person's row may
+ * have to be made, and another tenant may be making it at the same moment, so it waits for its
+ * insert (addMember).
+ */
+export async function readPersonToAdd(
+  tx: Transaction,
+  tenantId: string,
+  { body }: { body: CreateMembershipBody },
+): Promise<PersonToAdd | undefined> {
+  return 'userId' in body ? findPersonToAdd(tx, tenantId, body.userId) : undefined;
+}
+
+async function addMember(
+  tx: Transaction,
+  tenantId: string,
+  body: { role: Role; email: string; displayName?: string | undefined },
+) {
   const { role } = body;
-  if ('userId' in body) {
-    const result = await insertMembershipOfUser(tx, { tenantId, userId: body.userId, role });
-    if (!result.person) throw new UserNotFoundError(body.userId);
-    return result;
-  }
   const membership = {
     tenantId,
     role,
