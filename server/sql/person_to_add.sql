@@ -1,5 +1,5 @@
 -- person_to_add
--- Built in server/src/modules/memberships/membership-changes.repository.ts
+-- Built in server/src/modules/memberships/membership-additions.repository.ts
 -- Parameters:
 --   $1 tenantId
 --   $2 userId

@@ -23,11 +23,10 @@ import type { TenantWrite } from '../shared/tenant-write.js';
 import {
   addMembershipStatement,
   findPersonToAdd,
-  insertMembershipOfAddress,
   newMembershipOf,
   type PersonToAdd,
-  removeMembershipStatement,
-} from './membership-changes.repository.js';
+} from './membership-additions.repository.js';
+import { insertMembershipOfAddress, removeMembershipStatement } from './membership-changes.repository.js';
 import { membershipEventStatement } from './membership-events.js';
 import {
   countMemberships,
