@@ -66,3 +66,39 @@ describe('unnamed statements on a pool of the service', () => {
     }
   });
 });
+
+// patches/postgres+3.4.9.patch, hunks 5 and 6: costs taken out of every statement, behaviour kept.
+describe('the driver, patched for cost', () => {
+  it('finds a text it prepared again, however the string that carries it was built', async () => {
+    const pool = oneConnection();
+    try {
+      // A new string each time, with the same text: how drizzle hands over what it builds.
+      const text = () => ['select $1::int', 'as', 'again'].join(' ');
+      for (const value of [1, 2, 3])
+        expect((await pool.unsafe(text(), [value], { prepare: true }))[0]).toEqual({ again: value });
+      const rows = await pool<{ statement: string }[]>`
+        select statement from pg_prepared_statements where statement = ${text()}`;
+      expect(rows).toHaveLength(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("keeps a result's count, command and columns, out of its keys and its JSON", async () => {
+    const pool = oneConnection();
+    try {
+      const result = await pool`select 1 as one union all select 2`;
+      expect([result.count, result.command, result.columns.map((column) => column.name)]).toEqual([
+        2,
+        'SELECT',
+        ['one'],
+      ]);
+      expect(Object.keys(result)).toEqual(['0', '1']);
+      expect(JSON.stringify(result)).toBe('[{"one":1},{"one":2}]');
+      expect(result.map((row) => row.one)).toEqual([1, 2]);
+      expect(Array.isArray(result.map((row) => row))).toBe(true);
+    } finally {
+      await pool.end();
+    }
+  });
+});
