@@ -19,7 +19,6 @@ import { timePgliteQueries } from './pglite-timing.js';
 import { PoolActivity, type PoolUsage, type QueryObserver } from './pool-activity.js';
 import { forTransactionPooler, SAFETY_TIMEOUTS } from './pooler.js';
 import { preparingFixedTexts } from './prepared-texts.js';
-import * as schema from './schema.js';
 import { Sockets } from './sockets.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -160,7 +159,7 @@ async function openPostgres(
       : []),
   ];
   const drizzleOf = (pool: postgres.Sql) =>
-    drizzlePostgres(pooled ? forTransactionPooler(pool) : pool, { schema, logger });
+    drizzlePostgres(pooled ? forTransactionPooler(pool) : pool, { logger });
   const db = drizzleOf(client);
   return {
     db,
@@ -236,7 +235,7 @@ async function openPglite(
     const client = await PGlite.create(dataDir, { extensions: { pg_trgm }, loadDataDir: template });
     await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER });
     if (observeQueries) timePgliteQueries(client, observeQueries);
-    const db = drizzlePglite(client, { schema, logger });
+    const db = drizzlePglite(client, { logger });
     await migrateData(db);
     return {
       db,

@@ -4,7 +4,6 @@ import postgres from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { migrateData } from './data-migrations.js';
 import { inTransaction } from './pooler.js';
-import * as schema from './schema.js';
 
 /** Serialises migrations when several processes start on one PostgreSQL at once. */
 const MIGRATION_LOCK_KEY = 727_1001;
@@ -32,7 +31,7 @@ export async function migratePostgres(
   });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    const db = drizzlePostgres(client, { schema });
+    const db = drizzlePostgres(client);
     await migrate(db, { migrationsFolder });
     await migrateData(db);
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
@@ -46,7 +45,7 @@ async function migrateInOneTransaction(url: string, migrationsFolder: string): P
   try {
     await client.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
-      const db = drizzlePostgres(inTransaction(tx, client.options), { schema });
+      const db = drizzlePostgres(inTransaction(tx, client.options));
       await migrate(db, { migrationsFolder });
       await migrateData(db);
     });

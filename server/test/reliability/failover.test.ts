@@ -9,7 +9,6 @@ import { signDevToken } from '../../src/auth/sign-token.js';
 import { FOLLOW_THE_PRIMARY, isDatabaseReady } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/db-errors.js';
 import { type HostRole, HostSelector } from '../../src/db/host-selection.js';
-import * as schema from '../../src/db/schema.js';
 import { Sockets } from '../../src/db/sockets.js';
 import { unique } from '../support/factories.js';
 import { until } from '../support/until.js';
@@ -288,12 +287,12 @@ async function standbyChecks(
   standbySql: postgres.Sql,
   primarySql: postgres.Sql,
 ): Promise<void> {
-  const standbyDb = drizzle(standbySql, { schema });
+  const standbyDb = drizzle(standbySql);
   const refused = await standbyDb.execute(sql`delete from tenant_memberships where false`).catch((e) => e);
   expect(refused.cause?.code ?? refused.code, String(refused)).toBe('25006');
   expect(isDatabaseUnavailable(refused)).toBe(true);
   expect(await isDatabaseReady(standbyDb)).toBe(false);
-  expect(await isDatabaseReady(drizzle(primarySql, { schema }))).toBe(true);
+  expect(await isDatabaseReady(drizzle(primarySql))).toBe(true);
   const lying = new HostSelector(
     [{ host: '127.0.0.1', port: cluster.standby.port }],
     async (): Promise<HostRole> => 'writable',

@@ -5,7 +5,6 @@ import { is, Placeholder, type Query, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pg-proxy';
 import type { Database } from '../../db/database.js';
 import { declaredStatements } from '../../db/prepared.js';
-import * as schema from '../../db/schema.js';
 import { insertMembership } from '../../modules/memberships/memberships.repository.js';
 
 /** One statement the code prepares under a name, as drizzle renders it for PostgreSQL. */
@@ -93,7 +92,7 @@ function sourceOf(stack: string): string {
  */
 function recordingDatabase(): { db: Database; captures: Capture[] } {
   const captures: Capture[] = [];
-  const db = drizzle(notSent, { schema });
+  const db = drizzle(notSent);
   const session = db._.session as unknown as { prepareQuery: PrepareQuery };
   const prepareQuery = session.prepareQuery.bind(session);
   session.prepareQuery = (query, fields, name, ...rest) => {
