@@ -1,5 +1,4 @@
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
 /**
@@ -9,27 +8,28 @@ import type { Express } from 'express';
  * every request (`Object.setPrototypeOf` in its init middleware). V8 then sees request and response
  * objects of shapes it has not optimised for, and every later step that touches them, node's own
  * header and stream code included, runs on slow paths: in profiles that was a large share of a
- * short request's CPU. Built with express's prototypes from the start, they keep one shape, and
- * express's swap becomes a no-op (the prototype is already the same).
+ * short request's CPU.
+ *
+ * So node builds them as instances of classes of its own request and response that carry express's
+ * methods, and those classes' prototypes become the app's (`app.request`, `app.response`): express's
+ * swap is then a no-op. Subclasses, not functions that call node's constructors on `this`: such a
+ * function's objects are sized for its own empty body, and node's fields left every response in
+ * V8's dictionary mode (test/unit/http-server.test.ts).
  */
 export function createHttpServer(app: Express): Server {
-  function AppRequest(this: IncomingMessage, socket: Socket) {
-    IncomingMessage.call(this, socket);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: ServerResponse, req: IncomingMessage, options?: object) {
-    (
-      ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: object) => void
-    ).call(this, req, options);
-  }
-  AppResponse.prototype = app.response;
-  const server = createServer(
-    {
-      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
-      ServerResponse: AppResponse as unknown as typeof ServerResponse,
-    },
-    app,
-  );
+  class AppRequest extends IncomingMessage {}
+  app.request = withMethodsOf(
+    app.request,
+    AppRequest.prototype,
+    IncomingMessage.prototype,
+  ) as Express['request'];
+  class AppResponse extends ServerResponse {}
+  app.response = withMethodsOf(
+    app.response,
+    AppResponse.prototype,
+    ServerResponse.prototype,
+  ) as Express['response'];
+  const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
   // Left alone, node answers `Expect: 100-continue` with `100 Continue` before the app has seen the
   // request, inviting the body of a caller it is about to refuse. With this listener the request
   // goes through the app as any other, and only the JSON body middleware, once authentication and
@@ -39,6 +39,19 @@ export function createHttpServer(app: Express): Server {
     server.emit('request', req, res);
   });
   return server;
+}
+
+/**
+ * `target` given every property of `source`'s prototype chain down to `base` (express's methods,
+ * and the app's own), the nearer ones last; returns `target`.
+ */
+function withMethodsOf<T extends object>(source: object, target: T, base: object): T {
+  const levels: object[] = [];
+  for (let level: object | null = source; level && level !== base; level = Object.getPrototypeOf(level)) {
+    levels.unshift(level);
+  }
+  for (const level of levels) Object.defineProperties(target, Object.getOwnPropertyDescriptors(level));
+  return target;
 }
 
 const awaitingContinue = new WeakSet<IncomingMessage>();
