@@ -65,3 +65,18 @@ export function preparedPer<T extends object>(build: (db: Executor) => T): (db: 
     return query;
   };
 }
+
+/**
+ * A query built once (as preparedPer builds it) that the driver sends unnamed, so that PostgreSQL
+ * plans it for its values on every run: a prepared statement moves to a generic plan after five
+ * runs, and for member search (`q`) that plan cannot tell a rare name from a common one (at a
+ * million members it read the tenant's whole trigram index: 43 ms against 0.3 ms). Building it
+ * anew for each request instead cost more CPU than the rest of the page (drizzle's SQL builder).
+ *
+ * postgres.js's prepared query takes `prepare` from whether it was given a name; PGlite's prepares
+ * nothing either way. In a transaction, prepared-texts.ts prepares a short text all the same.
+ */
+export function plannedEachRun<T extends object>(query: T): T {
+  if ('prepare' in query && typeof query.prepare === 'boolean') Object.assign(query, { prepare: false });
+  return query;
+}

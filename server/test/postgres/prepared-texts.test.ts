@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
 import { MOST_PARAMETERS_PREPARED, preparingFixedTexts } from '../../src/db/prepared-texts.js';
+import { listMembershipsAs } from '../../src/modules/memberships/membership-pages.repository.js';
 import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 
 // drizzle sends the statements it builds on the spot unnamed, and postgres.js runs an unnamed
@@ -63,6 +65,28 @@ describe('unnamed statements on a pool of the service', () => {
       expect(await preparedTexts(db)).not.toContain('select $1::int as inside');
     } finally {
       await pool.end();
+    }
+  });
+});
+
+describe('a page of members', () => {
+  it('is prepared, but not when it searches: a search is planned for its pattern on every run', async () => {
+    const handle = await openDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
+    const tenantId = '00000000-0000-4000-8000-000000000001';
+    try {
+      // Past the fifth run, where PostgreSQL would move a prepared statement to its generic plan.
+      for (let run = 0; run < 7; run++) {
+        for (const q of [undefined, 'kowal'])
+          expect(await listMembershipsAs(handle.db, 'nobody', { tenantId, q, limit: 21 })).toMatchObject({
+            caller: undefined,
+          });
+      }
+      const texts = await preparedTexts(handle.db as unknown as ReturnType<typeof drizzle>);
+      const pages = texts.filter((text) => text.includes('"tenant_memberships"."tenant_id" ='));
+      expect(pages).toHaveLength(1);
+      expect(pages[0]).not.toContain('ilike');
+    } finally {
+      await handle.close();
     }
   });
 });
