@@ -1,6 +1,7 @@
 import type { TenantAccess } from '../access/decide-access.js';
 import type { ScimCaller } from '../access/scim-token.repository.js';
 import type { TokenClaims } from '../auth/token-claims.js';
+import type { Deadline } from '../http/request-deadline.js';
 import type { RequestEnd } from '../http/request-end.js';
 import type { Idempotency } from '../idempotency/idempotent-request.js';
 import type { Caller } from '../identity/caller.js';
@@ -16,6 +17,8 @@ export type RequestState = {
    * opened), and work under way is rolled back rather than committed.
    */
   end: RequestEnd;
+  /** The clock behind the deadline's 503, which a streamed upload stops while its body arrives. */
+  deadline?: Deadline;
   /**
    * The route's path parameters, kept by its first step: an error middleware (validation's
    * answer) sees `req.params` empty.
