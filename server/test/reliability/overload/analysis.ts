@@ -53,6 +53,7 @@ function slice(outcomes: Tagged[], seconds: number): Slice {
 export type OverloadSummary = {
   capacity: number;
   capacityAlone: number;
+  capacityAfter: number;
   burstRate: number;
   busyWrites: Record<Phase, Slice>;
   /**
@@ -78,6 +79,7 @@ export type OverloadSummary = {
   /** Successful writes of the busy school during the burst, as a share of each capacity. */
   goodput: number;
   goodputOfAlone: number;
+  goodputOfAfter: number;
   /** From the end of the burst until every request due since succeeded (null: never within the run). */
   recoveryMs: number | null;
   sessionsOpenedDuringBurst: number;
@@ -130,6 +132,7 @@ export function summarise(run: OverloadRun): OverloadSummary {
   return {
     capacity: run.capacity,
     capacityAlone: run.capacityAlone,
+    capacityAfter: run.capacityAfter,
     burstRate: run.burstRate,
     busyWrites,
     busyWritesOnceDrained: slice(drained, seconds.after - DRAIN_MS / 1000),
@@ -156,6 +159,7 @@ export function summarise(run: OverloadRun): OverloadSummary {
     improper,
     retried: run.outcomes.filter((o) => o.retried).length,
     goodput: busyWrites.burst.perSecond / run.capacity,
+    goodputOfAfter: busyWrites.burst.perSecond / run.capacityAfter,
     goodputOfAlone: busyWrites.burst.perSecond / run.capacityAlone,
     recoveryMs: anyAfter ? Math.round(lastFailure - run.burstEnd) : null,
     sessionsOpenedDuringBurst: run.sessionsOpenedDuringBurst,
@@ -210,7 +214,7 @@ export function markdownTable(title: string, s: OverloadSummary): string {
   return [
     `### ${title}`,
     '',
-    `Capacity of the busy school's writes, measured first with 8 admins waiting for their answers: ${s.capacity.toFixed(0)}/s under the other schools' usual load (the service using ${s.cpu.capacity.service.toFixed(2)} cores), ${s.capacityAlone.toFixed(0)}/s alone; burst arrivals ${s.burstRate}/s (3× the first).`,
+    `Capacity of the busy school's writes, with 8 admins waiting for their answers: ${s.capacity.toFixed(0)}/s under the other schools' usual load before the burst (the service using ${s.cpu.capacity.service.toFixed(2)} cores; "capacity" below), ${s.capacityAlone.toFixed(0)}/s alone, first, and ${s.capacityAfter.toFixed(0)}/s under the usual load again once the phase after the burst had ended; burst arrivals ${s.burstRate}/s (3× the capacity).`,
     '',
     '| | before the burst | during the burst | after it ended |',
     '|---|---|---|---|',
@@ -248,7 +252,7 @@ export function markdownTable(title: string, s: OverloadSummary): string {
             .join(', ')}`,
       )
       .join('; ')}.`,
-    `Goodput ${s.goodput.toFixed(2)}× the capacity under load (${s.goodputOfAlone.toFixed(2)}× the capacity alone); every request succeeded again ${s.recoveryMs === null ? 'never, within the run' : `${s.recoveryMs} ms after the burst`}.`,
+    `Goodput ${s.goodput.toFixed(2)}× the capacity under load (${s.goodputOfAlone.toFixed(2)}× the capacity alone, ${s.goodputOfAfter.toFixed(2)}× the capacity measured after the burst); every request succeeded again ${s.recoveryMs === null ? 'never, within the run' : `${s.recoveryMs} ms after the burst`}.`,
     '',
   ].join('\n');
 }

@@ -35,6 +35,11 @@ export type OverloadRun = {
   capacity: number;
   /** The same, measured first, before any other school's load. */
   capacityAlone: number;
+  /**
+   * The same as `capacity`, measured again once the phase after the burst has ended: reported
+   * beside it, for what the service can do once its code is warm (and the machine's drift).
+   */
+  capacityAfter: number;
   burstRate: number;
   phases: { beforeMs: number; burstMs: number; afterMs: number };
   /** performance.now() of the phase boundaries. */
@@ -187,8 +192,15 @@ export async function runOverload(options: OverloadOptions): Promise<OverloadRun
     let burstStart = Number.POSITIVE_INFINITY;
     let burstEnd = Number.POSITIVE_INFINITY;
     let judgedFrom = Number.POSITIVE_INFINITY;
+    let judgedUntil = Number.POSITIVE_INFINITY;
     const phaseOf = (at: number): Phase | undefined =>
-      at < judgedFrom ? undefined : at < burstStart ? 'before' : at < burstEnd ? 'burst' : 'after';
+      at < judgedFrom || at >= judgedUntil
+        ? undefined
+        : at < burstStart
+          ? 'before'
+          : at < burstEnd
+            ? 'burst'
+            : 'after';
     const keep = (school: Tagged['school'], kind: Tagged['kind']) => (outcome: Outcome) => {
       const phase = phaseOf(outcome.dueAt);
       if (phase) outcomes.push({ ...outcome, school, kind, phase });
@@ -259,10 +271,18 @@ export async function runOverload(options: OverloadOptions): Promise<OverloadRun
     mark();
     const sessionsAtBurstEnd = await sessions(options.sql, options.database);
     await new Promise((resolve) => setTimeout(resolve, burstEnd + phases.afterMs - performance.now()));
+    judgedUntil = performance.now();
+    mark();
+    // The capacity again, under the same usual load, now that the burst is over.
+    const capacityAfter = await measureCapacity(
+      new Churn(client, busy),
+      capacityAdmins,
+      capacityMs,
+      () => {},
+    );
     usualRunning = false;
     await Promise.all(loops);
     await Promise.all(pending);
-    mark();
     sampling = false;
     await sampler;
     const sessionsAtEnd = await sessions(options.sql, options.database);
@@ -270,6 +290,7 @@ export async function runOverload(options: OverloadOptions): Promise<OverloadRun
     return {
       capacity,
       capacityAlone,
+      capacityAfter,
       burstRate,
       phases,
       burstStart,
