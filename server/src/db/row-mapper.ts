@@ -1,3 +1,4 @@
+import { isProxy } from 'node:util/types';
 import { Column, getTableName, is, SQL, Subquery } from 'drizzle-orm';
 
 /** What a drizzle prepared query keeps of its selection: each column's path in the result, and its field. */
@@ -8,8 +9,16 @@ type Row = Record<string, unknown>;
 /** drizzle keeps a SQL field's decoder (its `mapWith`) out of its types. */
 const decoderOfSql = (sql: unknown) => (sql as { decoder: Decoder }).decoder;
 
+/**
+ * A column of an aliased table (a CTE's) is a Proxy over the table's column: every property its
+ * decoder reads (a timestamp's `withTimezone`, for each row) goes through the proxy's handler. Its
+ * decoder is a plain copy instead, with the same prototype and the same values.
+ */
+const plainDecoder = (column: object): Decoder =>
+  isProxy(column) ? Object.assign(Object.create(Object.getPrototypeOf(column)), column) : (column as Decoder);
+
 const decoderOf = (field: unknown): Decoder => {
-  if (is(field, Column)) return field as unknown as Decoder;
+  if (is(field, Column)) return plainDecoder(field);
   if (is(field, SQL)) return decoderOfSql(field);
   if (is(field, Subquery)) return decoderOfSql((field as unknown as { _: { sql: SQL } })._.sql);
   return decoderOfSql((field as { sql: SQL }).sql);

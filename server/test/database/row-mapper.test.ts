@@ -1,5 +1,6 @@
 import * as drizzle from 'drizzle-orm';
 import { asc, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparedPer } from '../../src/db/prepared.js';
 import { rowMapperOf } from '../../src/db/row-mapper.js';
@@ -79,6 +80,18 @@ describe('row mapper', () => {
     expect((unmatched[0] as { tenant: unknown }).tenant).toBeNull();
     expect((matched[0] as { createdAt: unknown }).createdAt).toBeInstanceOf(Date);
     expect(typeof (matched[0] as { seats: unknown }).seats).toBe('number');
+  });
+
+  it("decodes an aliased table's columns (a CTE's: proxies of the table's) as drizzle does", () => {
+    const u = alias(users, 'u');
+    const fields = [
+      { path: ['createdAt'], field: u.createdAt },
+      { path: ['user', 'email'], field: u.email },
+    ];
+    const row = ['2026-12-06 08:00:00.123+00', 'a@example.test'];
+    const ours = rowMapperOf(fields, undefined)([row]);
+    expect(ours).toEqual([mapResultRow(fields, row, undefined)]);
+    expect((ours[0] as { createdAt: Date }).createdAt.toISOString()).toBe('2026-12-06T08:00:00.123Z');
   });
 
   it('keeps an inner-joined object whose first column is null', () => {
