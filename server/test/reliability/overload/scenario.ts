@@ -37,7 +37,7 @@ export type OverloadRun = {
   capacityAlone: number;
   /**
    * The same as `capacity`, measured again once the phase after the burst has ended: reported
-   * beside it, for what the service can do once its code is warm (and the machine's drift).
+   * beside it, for the machine's drift within the run.
    */
   capacityAfter: number;
   burstRate: number;
@@ -153,20 +153,22 @@ export async function runOverload(options: OverloadOptions): Promise<OverloadRun
     const writesPerSecond = options.usualWritesPerSecond ?? 4;
     // Enough admins per school that none passes the default rate limit (600 a minute) over the run.
     const usualAdmins = 8;
-    const burstCallers = options.burstCallers ?? 64;
-    const busy = await makeSchool(client, options.secret, superToken, 'busy', 8 + 8 + 8 + burstCallers);
+    // Enough callers that none passes its rate limit in the burst (3 × 800/s over 15 s is 375 each).
+    const burstCallers = options.burstCallers ?? 96;
+    const busy = await makeSchool(client, options.secret, superToken, 'busy', 8 * 4 + burstCallers);
     const others = await Promise.all(
       Array.from({ length: usualCount }, (_, n) =>
         makeSchool(client, options.secret, superToken, `usual-${n}`, usualAdmins),
       ),
     );
     const busyChurn = new Churn(client, busy);
-    const capacityAdmins = busy.admins.slice(0, 8);
-    const busyUsualAdmins = busy.admins.slice(8, 16);
-    // The capacity after the burst is measured by admins of their own: by then the first 8 may
-    // have used their rate limit's minute (600 requests), and be refused 429.
-    const capacityAfterAdmins = busy.admins.slice(16, 24);
-    const burstAdmins = busy.admins.slice(16 + 8);
+    // Each capacity is measured by 8 admins of its own: 8 admins that have just measured one have
+    // used most of their rate limit's minute (600 requests each), and would be refused 429 in the
+    // next, which would then measure the limit, not the service.
+    const [capacityAloneAdmins, capacityAdmins, capacityAfterAdmins, busyUsualAdmins] = [0, 1, 2, 3].map(
+      (n) => busy.admins.slice(8 * n, 8 * (n + 1)),
+    ) as [Admin[], Admin[], Admin[], Admin[]];
+    const burstAdmins = busy.admins.slice(8 * 4);
 
     const serviceCpu = options.serviceCpu ?? (() => 0);
     const loadCpu = () => {
@@ -185,7 +187,7 @@ export async function runOverload(options: OverloadOptions): Promise<OverloadRun
     // The same, alone: before any other school's load.
     const capacityAlone = await measureCapacity(
       new Churn(client, busy),
-      capacityAdmins,
+      capacityAloneAdmins,
       capacityMs,
       () => {},
     );
