@@ -111,7 +111,7 @@ export class Admission {
         enqueuedAt: this.now(),
         grant: resolve,
         refuse: reject,
-        timer: setTimeout(() => this.drop(waiter, this.refusalFor(key, work)), this.settings.maxWaitMs),
+        timer: setTimeout(() => this.expire(waiter), this.settings.maxWaitMs),
       };
       this.queueOf(key, work).push(waiter);
       if (!this.turns.includes(key)) this.turns.push(key);
@@ -247,6 +247,16 @@ export class Admission {
     }
     if (this.keyIsFull(key, work)) return new TenantBusyError(seconds(this.keyWaitMs(key, work)));
     return new ServiceOverloadedError(seconds(this.processWaitMs()));
+  }
+
+  /**
+   * The waiter's longest wait is over: refused, unless a slot is given to it first by the answers
+   * already in. After the event loop was held (a long collection, a busy machine), timers run
+   * before the I/O that came in meanwhile: refused at once, a waiter would be turned away for a
+   * slot that an answer waiting to be read has freed. `setImmediate` runs after that I/O.
+   */
+  private expire(waiter: Waiter): void {
+    setImmediate(() => this.drop(waiter, this.refusalFor(waiter.key, waiter.work)));
   }
 
   private drop(waiter: Waiter, error: Error | typeof GONE): void {

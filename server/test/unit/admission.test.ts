@@ -1,3 +1,4 @@
+import { stat } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Admission, type Release } from '../../src/admission/admission.js';
 
@@ -109,6 +110,39 @@ describe('admission', () => {
     expect(outcomes).toBe('all wait');
     held();
     for (const q of queued) (await q)();
+    expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
+  it('gives a waiter whose time is up the slot an answer already in has freed, after a held event loop', async () => {
+    // Real time: what is tested is the order of the event loop's phases. The loop is held (a long
+    // collection, a busy machine) past the waiter's longest wait while the answer that frees a
+    // slot comes in; on the next turn, timers run before that I/O is read.
+    const admission = new Admission({ ...settings, maxWaitMs: 20 });
+    const held = await Promise.all([1, 2, 3, 4].map(() => admission.acquire('tenant:a', 'read')));
+    const waiting = admission.acquire('tenant:b', 'read');
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        stat(import.meta.filename, () => held[0]?.());
+        const until = performance.now() + 60;
+        while (performance.now() < until) {
+          // the event loop held
+        }
+        resolve();
+      }),
+    );
+    const granted = await waiting;
+    granted();
+    for (const release of held.slice(1)) release();
+    expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
+  it('still refuses a waiter whose time is up when no slot frees', async () => {
+    const admission = new Admission({ ...settings, maxWaitMs: 20 });
+    const held = await Promise.all([1, 2, 3, 4].map(() => admission.acquire('tenant:a', 'read')));
+    const started = performance.now();
+    await expect(admission.acquire('tenant:b', 'read')).rejects.toMatchObject({ code: 'SERVICE_OVERLOADED' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(19);
+    for (const release of held) release();
     expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 
