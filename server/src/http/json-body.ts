@@ -39,6 +39,17 @@ function hasBody(req: IncomingMessage): boolean {
  */
 export const bodyUnread = (req: IncomingMessage): boolean => hasBody(req) && !req.complete;
 
+/**
+ * True while part of the body has not reached this process. A small body sent with its headers
+ * is in the request's buffer when the first step runs, though node marks the request complete only
+ * on a later turn: its declared length is what tells it came whole.
+ */
+export function bodyOnItsWay(req: IncomingMessage): boolean {
+  if (!hasBody(req) || req.complete) return false;
+  const length = req.headers['content-length'];
+  return length === undefined || req.readableLength < Number(length);
+}
+
 /** What can be refused from the headers alone, before a byte of the body is read. */
 function refusal(req: Parameters<RequestHandler>[0], rule: BodyRule): AppError | undefined {
   if (!req.is(rule.types)) return new UnsupportedMediaTypeError();

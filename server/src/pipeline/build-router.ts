@@ -14,6 +14,7 @@ import type { PipelineDeps } from './pipelines.js';
 import { pipelines } from './pipelines.js';
 import { auditContextOf, requesterOf, tenantOf } from './requester.js';
 import { kindOf } from './route-kinds.js';
+import { decided } from './steps/decide-early.js';
 import { inTenantTransaction } from './tenant-transaction.js';
 
 type Implementation = { middleware: RequestHandler[]; handler: (input: AnyInput) => Promise<unknown> };
@@ -133,8 +134,13 @@ function run(handler: AnyHandler, deps: PipelineDeps): (input: AnyInput) => Prom
         if (replay) return send(input, replay);
         const tenantId = tenantOf(req);
         if (!tenantId) throw new Error('a tenant write without a valid tenant id after validation');
-        await handler.prepare?.({ ...(req.state.access && { access: req.state.access }) }, input as never);
-        const { readAhead } = handler;
+        const { prepare, readAhead } = handler;
+        if (prepare) {
+          // Its work (a name resolved over the network) is done only for a caller who may: decided
+          // now if its small body came whole with the headers (DECIDE_EARLY.tenantWrite).
+          await decided(deps, req);
+          await prepare({ ...(req.state.access && { access: req.state.access }) }, input as never);
+        }
         return send(
           input,
           await releasingKeyOnError(req, () =>

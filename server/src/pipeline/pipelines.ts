@@ -7,7 +7,7 @@ import { pauseDeadlineWhileBodyArrives } from '../http/request-deadline.js';
 import type { AtSignIn } from '../identity/identify.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { RouteKind } from './route-kinds.js';
-import { DECIDE_EARLY, decideEarly } from './steps/decide-early.js';
+import { DECIDE_EARLY, decideBeforeBodyRefusals, decideEarly } from './steps/decide-early.js';
 import { claimIdempotencyKey } from './steps/idempotency-key.js';
 import { limitRate } from './steps/limit-rate.js';
 import { shed } from './steps/shed.js';
@@ -33,8 +33,8 @@ export type PipelineDeps = {
  * the input against the contract, and the handler runs (build-router.ts). Refusals come in this
  * order: how often you call (429), who you are (401), whether the request contradicts its URL
  * (400), whether there is room for it now (429/503: shed.ts), whether you may (403/404), then the
- * body (415/413/400) and the contract's validation (whose refusal waits for the access decision:
- * steps/decide-early.ts, decideBeforeValidationAnswers).
+ * body (415/413/400) and the contract's validation (whose refusals wait for the access decision:
+ * steps/decide-early.ts, decideBeforeBodyRefusals and decideBeforeValidationAnswers).
  * No step holds anything while the body arrives: the database work of a step runs in an admission
  * slot of its own (admitted.ts), and a write's transaction begins in its handler.
  */
@@ -51,7 +51,7 @@ export function pipelines(deps: PipelineDeps): Record<RouteKind, RequestHandler[
       shed(admission, 'write'),
       decideEarly(deps, DECIDE_EARLY.tenantWrite),
       key,
-      jsonBody,
+      decideBeforeBodyRefusals(deps, jsonBody),
     ],
     upload: [
       ...caller,

@@ -62,7 +62,7 @@ type JoiningCase = {
 
 const reads = (n: number): Cost => ({ statements: n, transactions: 0 });
 const writes = (n: number): Cost => ({ statements: n, transactions: 1 });
-/** A write with a body: its caller read and decided before the body, then `n` in its transaction. */
+/** A write outside a tenant's memberships: its caller read and decided before its body, then `n` in its transaction. */
 const decidedFirst = (n: number): Cost => ({ statements: n + 1, transactions: 1 });
 const request = (j: JoiningFixture, i: number) => ({
   tenantId: j.tenantId,
@@ -72,9 +72,9 @@ const request = (j: JoiningFixture, i: number) => ({
 export const JOINING_CASES: JoiningCase[] = [
   {
     route: 'joinCodes.create',
-    name: 'caller decided before the body; then lock, caller with its role, insert, audit event',
+    name: 'lock, caller with its role, insert, audit event',
     status: 201,
-    cost: decidedFirst(4),
+    cost: writes(4),
     call: (j) => j.owner.api.joinCodes.create({ params: { tenantId: j.tenantId }, body: {} }),
   },
   {
@@ -100,9 +100,9 @@ export const JOINING_CASES: JoiningCase[] = [
   },
   {
     route: 'joinCodes.rotate',
-    name: 'caller decided before the body; then lock, caller with its role, the code, new characters, audit event',
+    name: 'lock, caller with its role, the code, new characters, audit event',
     status: 200,
-    cost: decidedFirst(5),
+    cost: writes(5),
     call: (j) =>
       j.owner.api.joinCodes.rotate({
         params: { tenantId: j.tenantId, joinCodeId: j.codeIds[0] ?? '' },
@@ -126,23 +126,23 @@ export const JOINING_CASES: JoiningCase[] = [
   },
   {
     route: 'joinRequests.approve',
-    name: 'caller decided before the body; then lock, caller, the request, insert membership, decide, the request after, two audit events',
+    name: 'lock, caller, the request, insert membership, decide, the request after, two audit events',
     status: 201,
-    cost: decidedFirst(8),
+    cost: writes(8),
     call: (j) => j.owner.api.joinRequests.approve({ params: request(j, 0), body: {} }),
   },
   {
     route: 'joinRequests.reject',
-    name: 'caller decided before the body; then lock, caller, the request, decide, the request after, audit event',
+    name: 'lock, caller, the request, decide, the request after, audit event',
     status: 200,
-    cost: decidedFirst(6),
+    cost: writes(6),
     call: (j) => j.owner.api.joinRequests.reject({ params: request(j, 1), body: {} }),
   },
   {
     route: 'joinRequests.block',
-    name: 'caller decided before the body; then lock, caller, the request, decide, the request after, block, audit event',
+    name: 'lock, caller, the request, decide, the request after, block, audit event',
     status: 200,
-    cost: decidedFirst(7),
+    cost: writes(7),
     call: (j) => j.owner.api.joinRequests.block({ params: request(j, 2), body: {} }),
   },
   {

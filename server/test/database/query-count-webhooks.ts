@@ -71,7 +71,7 @@ type WebhookCase = {
 
 const reads = (n: number): Cost => ({ statements: n, transactions: 0 });
 const writes = (n: number): Cost => ({ statements: n, transactions: 1 });
-/** A tenant write with a body: its caller read and decided before the body, then `n` in its transaction. */
+/** A tenant write that resolves its address first (`prepare`): its caller read and decided before that, then `n` in its transaction. */
 const decidedFirst = (n: number): Cost => ({ statements: n + 1, transactions: 1 });
 const hook = (w: WebhookFixture, i: number) => ({ tenantId: w.tenantId, webhookId: w.hooks[i] ?? '' });
 const platformHook = (w: WebhookFixture, i: number) => ({ webhookId: w.platformHooks[i] ?? '' });
@@ -135,16 +135,16 @@ export const WEBHOOK_CASES: WebhookCase[] = [
   },
   {
     route: 'webhooks.rotateSecret',
-    name: 'caller decided before the body; then lock, caller, endpoint locked (before), new secret, audit event',
+    name: 'lock, caller, endpoint locked (before), new secret, audit event',
     status: 200,
-    cost: decidedFirst(5),
+    cost: writes(5),
     call: (w) => w.owner.api.webhooks.rotateSecret({ params: hook(w, 1), body: {} }),
   },
   {
     route: 'webhooks.retryDelivery',
-    name: 'caller decided before the body; then lock, caller, retry reading the endpoint and the event (no audit event)',
+    name: 'lock, caller, retry reading the endpoint and the event (no audit event)',
     status: 200,
-    cost: decidedFirst(3),
+    cost: writes(3),
     call: (w) =>
       w.owner.api.webhooks.retryDelivery({ params: { ...hook(w, 0), deliveryId: w.deliveryId }, body: {} }),
   },
