@@ -27,6 +27,7 @@ import {
 } from '../support/metrics-text.js';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../support/test-database.js';
 import {
+  afterWhatWasRecorded,
   insertEndpoint,
   insertTenantRow,
   recordEvents,
@@ -153,7 +154,7 @@ describe(`metrics (${testDatabaseKind()})`, () => {
 
     let answered = 0;
     receiver.answer = () => ({ status: ++answered <= 2 ? 204 : 500 });
-    await testDispatcher(database).drain({ now: new Date() });
+    await testDispatcher(database).drain({ now: afterWhatWasRecorded() });
     const after = await scrapeMetrics(metrics.url);
     expect(receiver.to('/metrics-hook')).toHaveLength(3);
     expect(metricValue(after, 'webhook_deliveries_total', { outcome: 'delivered' })).toBe(2);

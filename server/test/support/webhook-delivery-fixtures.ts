@@ -81,6 +81,13 @@ export async function recordEvents(db: Database, tenantId: string | null, count:
   }
 }
 
+/**
+ * An instant at which every delivery recorded so far is due. Not `new Date()`: a Date is truncated
+ * to the millisecond and PostgreSQL's times are not, so an event recorded within the current
+ * millisecond would not be due yet, and a drain would stop one short.
+ */
+export const afterWhatWasRecorded = (): Date => new Date(Date.now() + 1);
+
 /** The endpoint's deliveries in queue order. */
 export const deliveriesOf = (db: Database, endpointId: string): Promise<WebhookDeliveryRow[]> =>
   db
