@@ -72,7 +72,7 @@ export const EnvSchema = z
     DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
     DATABASE_DIRECT_URL: databaseUrl,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(4000),
-    // Unset: half the pool (admission/admission.ts).
+    // Unset: half the pool (admission/admission-settings.ts).
     TENANT_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(200).optional(),
     ADMISSION_MAX_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(0),

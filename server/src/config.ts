@@ -1,4 +1,4 @@
-import type { AdmissionSettings } from './admission/admission.js';
+import type { AdmissionSettings } from './admission/admission-settings.js';
 import { type Env, EnvSchema } from './config-env.js';
 
 export { DEFAULT_TENANT_RETENTION_DAYS, type Env } from './config-env.js';

@@ -19,7 +19,7 @@ export type PipelineDeps = {
   db: Database;
   /** Where downloads read (db/client.ts: the long pool); default `db`. */
   long?: Database;
-  /** How many downloads at once (admission/admission.ts: DOWNLOADS). */
+  /** How many downloads at once (admission/admission-settings.ts: DOWNLOADS). */
   downloads?: Admission;
   verifyToken: TokenVerifier;
   rateLimiter?: RateLimiter;
