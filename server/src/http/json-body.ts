@@ -45,7 +45,7 @@ export const bodyUnread = (req: IncomingMessage): boolean => hasBody(req) && !re
  * on a later turn: its declared length is what tells it came whole.
  */
 export function bodyOnItsWay(req: IncomingMessage): boolean {
-  if (!hasBody(req) || req.complete) return false;
+  if (!bodyUnread(req)) return false;
   const length = req.headers['content-length'];
   return length === undefined || req.readableLength < Number(length);
 }

@@ -44,8 +44,8 @@ export function decideEarly(deps: Deciding, when: (req: Request) => boolean): Re
  */
 export function decideBeforeValidationAnswers(deps: Deciding) {
   return (error: unknown, req: Request, _res: unknown, next: (error?: unknown) => void): void => {
-    if (req.state.caller || accessRuleOf(req.tsRestRoute) === 'public') next(error);
-    else decided(deps, req).then(() => next(error), next);
+    if (accessRuleOf(req.tsRestRoute) === 'public') next(error);
+    else passOnceDecided(deps, req, error, next);
   };
 }
 
@@ -57,10 +57,21 @@ export function decideBeforeValidationAnswers(deps: Deciding) {
 export function decideBeforeBodyRefusals(deps: Deciding, body: RequestHandler): RequestHandler {
   return (req, res, next) => {
     body(req, res, (error?: unknown) => {
-      if (error === undefined || error === null || req.state.caller) next(error);
-      else decided(deps, req).then(() => next(error), next);
+      if (error === undefined || error === null) next();
+      else passOnceDecided(deps, req, error, next);
     });
   };
+}
+
+/** `error` passed on once the caller is decided; the refusal instead if it may not call. */
+function passOnceDecided(
+  deps: Deciding,
+  req: Request,
+  error: unknown,
+  next: (error?: unknown) => void,
+): void {
+  if (req.state.caller) next(error);
+  else decided(deps, req).then(() => next(error), next);
 }
 
 /** What deciding early works with: the database, its admission, and what a new verified address sets off. */
