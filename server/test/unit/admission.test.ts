@@ -1,5 +1,5 @@
 import { stat } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Admission, type Release } from '../../src/admission/admission.js';
 
 // What admission does with the slots of a process (docs/operations.md#overload-and-fairness),
@@ -137,13 +137,23 @@ describe('admission', () => {
   });
 
   it('still refuses a waiter whose time is up when no slot frees', async () => {
-    const admission = new Admission({ ...settings, maxWaitMs: 20 });
-    const held = await Promise.all([1, 2, 3, 4].map(() => admission.acquire('tenant:a', 'read')));
-    const started = performance.now();
-    await expect(admission.acquire('tenant:b', 'read')).rejects.toMatchObject({ code: 'SERVICE_OVERLOADED' });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(19);
-    for (const release of held) release();
-    expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { admission } = clocked();
+      const held = await Promise.all([1, 2, 3, 4].map(() => admission.acquire('tenant:a', 'read')));
+      const outcome = admission.acquire('tenant:b', 'read').then(
+        () => 'granted',
+        (error: unknown) => codeOf(error),
+      );
+      await vi.advanceTimersByTimeAsync(settings.maxWaitMs - 1);
+      expect(admission.usage().queued).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await outcome).toBe('SERVICE_OVERLOADED');
+      for (const release of held) release();
+      expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('lets a request that ends while it waits leave the queue', async () => {
