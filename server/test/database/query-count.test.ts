@@ -336,9 +336,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.create',
-    name: 'by userId: lock tenant, caller with its role, the user and whether a member (read with the lock), insert, audit event (sent with the COMMIT)',
+    name: 'by userId: lock tenant, caller with its role, the user and whether a member (read with the lock), insert with its audit event (one statement, sent with the COMMIT)',
     status: 201,
-    cost: writes(5),
+    cost: writes(4),
     call: (f) =>
       f.admin.api.memberships.create({
         params: { tenantId: f.tenantId },
@@ -401,9 +401,9 @@ const CASES: Case[] = [
   },
   {
     route: 'memberships.remove',
-    name: "a STUDENT's without guardians, codes or guardian invitations (read with the membership): lock, caller with its role, the membership to change, delete, audit event",
+    name: "a STUDENT's without guardians, codes or guardian invitations (read with the membership): lock, caller with its role, the membership to change, delete with its audit event (one statement)",
     status: 204,
-    cost: writes(5),
+    cost: writes(4),
     call: (f) => f.admin.api.memberships.remove({ params: at(f, 2) }),
   },
   {

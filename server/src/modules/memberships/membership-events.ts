@@ -24,13 +24,17 @@ export function recordMembershipEvent(
   return recordAuditEvent(tx, membershipEvent(context, action, before, after));
 }
 
-/** The statement that records a membership's change, for a tenant write to pipeline. */
+/**
+ * The statement that records a membership's change, for a tenant write to pipeline; with `change`,
+ * the statement that makes it as well (auditEventStatement).
+ */
 export const membershipEventStatement = (
   context: AuditContext,
   action: AuditAction,
   before: MembershipWithUser | null,
   after: MembershipWithUser | null,
-): SQL => auditEventStatement(membershipEvent(context, action, before, after));
+  change?: SQL,
+): SQL => auditEventStatement(membershipEvent(context, action, before, after), change);
 
 function membershipEvent(
   context: AuditContext,

@@ -110,15 +110,16 @@ export async function createMembership(
   refuse(hierarchyProblem(access.level, body.role, 'give'));
   if ('userId' in body) {
     // Read with the lock (readPersonToAdd): decided before the change, the insert and its event
-    // are sent with the COMMIT.
+    // are one statement, sent with the COMMIT.
     if (!ahead) throw new UserNotFoundError(body.userId);
     if (ahead.member) throw new MembershipAlreadyExistsError();
     const created = {
       ...newMembershipOf(ahead, { tenantId: access.tenantId, role: body.role }),
       user: { email: ahead.email, displayName: ahead.displayName },
     };
-    pipeline(addMembershipStatement(created));
-    pipeline(membershipEventStatement(audit, 'membership.created', null, created));
+    pipeline(
+      membershipEventStatement(audit, 'membership.created', null, created, addMembershipStatement(created)),
+    );
     return created;
   }
   const { person, added } = await addMember(tx, access.tenantId, body);
@@ -174,14 +175,14 @@ export async function removeMembership(
   );
   assertIfMatch(ifMatch, before.version);
   refuse(lastActiveOwnerProblem(before, undefined, before.owners ?? 0));
-  // The row was read under the tenant's lock, so the delete finds it: neither it nor the event is
-  // waited for, and they reach PostgreSQL with the COMMIT (a failure of either rolls all back).
+  // The row was read under the tenant's lock, so the delete finds it: the delete and its event, one
+  // statement, are not waited for, and reach PostgreSQL with the COMMIT (a failure rolls all back).
   // A student read as holding guardian ties has them revoked in the same round trip; any other
   // removal sends nothing more. Every round trip with the tenant locked is one more wait on this
   // process's event loop with the lock held: under a burst, that wait is what bounds the tenant's
   // writes a second.
-  pipeline(removeMembershipStatement(access.tenantId, before.id));
-  pipeline(membershipEventStatement(audit, 'membership.removed', before, null));
+  const remove = removeMembershipStatement(access.tenantId, before.id);
+  pipeline(membershipEventStatement(audit, 'membership.removed', before, null, remove));
   await studentsLeft(tx, audit, access.tenantId, [before]);
 }
 
