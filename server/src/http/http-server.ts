@@ -1,5 +1,6 @@
-import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type RequestListener, type Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { answersFirst } from './answers-first.js';
 
 /**
  * The HTTP server for the app, with requests and responses born as express's own objects.
@@ -29,7 +30,10 @@ export function createHttpServer(app: Express): Server {
     AppResponse.prototype,
     ServerResponse.prototype,
   ) as Express['response'];
-  const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+  const server = createServer(
+    { IncomingMessage: AppRequest, ServerResponse: AppResponse },
+    answersFirst(app as RequestListener),
+  );
   // Left alone, node answers `Expect: 100-continue` with `100 Continue` before the app has seen the
   // request, inviting the body of a caller it is about to refuse. With this listener the request
   // goes through the app as any other, and only the JSON body middleware, once authentication and
