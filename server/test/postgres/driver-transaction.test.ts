@@ -13,7 +13,8 @@ import { type BareDatabase, createBareDatabase } from '../support/test-database.
 // on the new session outside any transaction (porsager/postgres#1155, #1186, #1215), and the
 // connection keeps the killed session's query and error (the first query of the next session
 // fails with it; end() waits for ever). patches/postgres+3.4.9.patch, applied at install, fixes
-// both; every test here fails without it (see patches/README.md).
+// both; every test here fails without it (see patches/README.md), and so do the last two, which
+// show two of its costs.
 //
 // Every pool here has one connection, so that the connection the transaction held is the one the
 // pool reconnects. No sleep decides an outcome: each step waits for the event it needs (the one
@@ -348,6 +349,43 @@ describe('postgres.js: a transaction begins without waiting for BEGIN', () => {
     } finally {
       await sql.end({ timeout: 1 });
       proxy.close();
+    }
+  });
+});
+
+describe('postgres.js: a COMMIT is written at once', () => {
+  it('reaches the socket before an immediate queued as the transaction returned', async () => {
+    // The driver writes a chunk of under 1 KiB from a setImmediate of its own, queued behind every
+    // immediate before it. Unpatched, the COMMIT leaves only after the one this test queues; the
+    // tenant's lock is held until the COMMIT arrives.
+    const written: string[] = [];
+    const target = new URL(database.url);
+    const socket = () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const connection = net.connect(Number(target.port || 5432), target.hostname);
+        const write = connection.write.bind(connection) as (...args: unknown[]) => boolean;
+        connection.write = ((chunk: Buffer, ...rest: unknown[]) => {
+          if (Buffer.from(chunk).toString('latin1').includes('commit')) written.push('commit');
+          return write(chunk, ...rest);
+        }) as net.Socket['write'];
+        connection.once('connect', () => resolve(connection));
+        connection.once('error', reject);
+      });
+    // postgres.js documents `socket` but leaves it out of its types (as src/db/client.ts does).
+    const options: postgres.Options<Record<string, never>> & { socket: typeof socket } = {
+      max: 1,
+      onnotice: () => {},
+      socket,
+    };
+    const sql = postgres(database.url, options);
+    try {
+      await sql.begin(async (tx) => {
+        await tx`select 1`;
+        setImmediate(() => written.push('immediate'));
+      });
+      expect(written).toEqual(['commit', 'immediate']);
+    } finally {
+      await sql.end({ timeout: 1 });
     }
   });
 });
