@@ -80,8 +80,9 @@ export function newMembershipOf(
 }
 
 /**
- * Inserts that membership. A tenant write pipelines it: under the tenant's lock, nobody adds the
- * person meanwhile, so it cannot conflict; were it to fail, the transaction rolls back.
+ * Inserts that membership. A tenant write pipelines it inside its audit event's statement
+ * (auditEventStatement's `change`): under the tenant's lock, nobody adds the person meanwhile, so
+ * it cannot conflict; were it to fail, the transaction rolls back.
  */
 export const addMembershipStatement = (membership: Omit<MembershipWithUser, 'user'>): SQL =>
   sql`insert into ${tenantMemberships} (id, tenant_id, user_id, role) values (${membership.id}::uuid, ${membership.tenantId}::uuid, ${membership.userId}::uuid, ${membership.role}::membership_role)`;

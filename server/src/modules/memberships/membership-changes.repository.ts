@@ -30,8 +30,9 @@ const deleteOne = preparedPer((db) => {
 });
 
 /**
- * Removes the membership, decided on beforehand (findForChange). A tenant write pipelines it (its
- * answer is not needed: the row was read under the tenant's lock); removeMembershipRow runs it.
+ * Removes the membership, decided on beforehand (findForChange). A tenant write pipelines it inside
+ * its audit event's statement (its answer is not needed: the row was read under the tenant's lock);
+ * removeMembershipRow runs it.
  */
 export const removeMembershipStatement = (tenantId: string, membershipId: string): SQL =>
   sql`delete from ${tenantMemberships} where ${tenantMemberships.tenantId} = ${tenantId} and ${tenantMemberships.id} = ${membershipId}`;
