@@ -29,6 +29,12 @@ export const config = {
   adminUrl: env.BENCH_DATABASE_URL || env.DATABASE_URL || undefined,
   duration: num('BENCH_DURATION', 10),
   warmup: num('BENCH_WARMUP', 3),
+  /**
+   * Passes over the scenarios, each with fresh server processes; a target is judged on the median
+   * of the passes' ratios (one pass's ratio moved by up to 0.14 between runs of one build). One
+   * on PGlite, whose targets are not judged.
+   */
+  passes: Math.max(1, Math.round(num('BENCH_PASSES', env.BENCH_DATABASE_URL || env.DATABASE_URL ? 3 : 1))),
   /** Alternating slices per side and scenario (BENCH_DURATION is split among them). */
   rounds: Math.max(1, Math.round(num('BENCH_ROUNDS', 4))),
   /**

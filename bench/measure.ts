@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoadResult } from './load.js';
 import { cpuSeconds, runLoad, type Server, sampleRss } from './processes.js';
-import type { ScenarioResult, SideResult, SweepPoint } from './report.js';
+import { median, type Ratio, type ScenarioResult, type SideResult, type SweepPoint } from './report.js';
 import { FILTER_SCENARIOS, isFilter, type ScenarioName, TITLES } from './scenarios.js';
 
 /** What one scenario's measurement is: how long, in how many slices, at which tenant size. */
@@ -102,44 +102,77 @@ async function slice(server: Server, plan: Plan, seconds: number, state: SideSta
   };
 }
 
+/** What one slice, or one pass of a side, adds to a side's result. */
+type Part = LoadResult & {
+  cpuSeconds: { server: number; postgres: number | null; load: number };
+  rss: { startMb: number; endMb: number; maxMb: number };
+};
+
+const partOfSlice = (s: Slice): Part => ({
+  ...s,
+  rss: {
+    startMb: s.rss[0]?.mb ?? Number.NaN,
+    endMb: s.rss.at(-1)?.mb ?? Number.NaN,
+    maxMb: Math.max(...s.rss.map((sample) => sample.mb)),
+  },
+});
+
+const partOfSide = (side: SideResult): Part => {
+  const seconds = (usPerRequest: number) => (usPerRequest * side.requests) / 1e6;
+  const { server, postgres, load } = side.cpuUsPerRequest;
+  return {
+    ...side,
+    cpuSeconds: {
+      server: seconds(server),
+      postgres: postgres === null ? null : seconds(postgres),
+      load: seconds(load),
+    },
+    rss: { startMb: side.rssStartMb, endMb: side.rssEndMb, maxMb: side.rssMaxMb },
+  };
+};
+
 /**
- * One side's slices as one result: counts and CPU time add up; the percentiles are the slices'
+ * Parts of one side as one result: counts and CPU time add up; the percentiles are the parts'
  * own, averaged with their request counts as weights (autocannon gives no histogram to merge).
  */
-function combine(server: Server, plan: Plan, slices: Slice[]): SideResult {
-  const sum = (pick: (s: Slice) => number) => slices.reduce((total, s) => total + pick(s), 0);
-  const requests = sum((s) => s.requests);
-  const seconds = sum((s) => s.seconds);
-  const weighted = (pick: (s: Slice) => number) =>
-    requests === 0 ? Number.NaN : sum((s) => pick(s) * s.requests) / requests;
+function sideOf(parts: Part[]): SideResult {
+  const sum = (pick: (p: Part) => number) => parts.reduce((total, p) => total + pick(p), 0);
+  const requests = sum((p) => p.requests);
+  const seconds = sum((p) => p.seconds);
+  const weighted = (pick: (p: Part) => number) =>
+    requests === 0 ? Number.NaN : sum((p) => pick(p) * p.requests) / requests;
   const perRequest = (cpuSeconds: number) => (cpuSeconds * 1e6) / requests;
-  const postgres = slices.every((s) => s.cpuSeconds.postgres !== null)
-    ? perRequest(sum((s) => s.cpuSeconds.postgres ?? 0))
+  const postgres = parts.every((p) => p.cpuSeconds.postgres !== null)
+    ? perRequest(sum((p) => p.cpuSeconds.postgres ?? 0))
     : null;
-  const rss = slices.flatMap((s) => s.rss);
-  const side: SideResult = {
+  return {
     requests,
     seconds,
     rps: requests / seconds,
-    p50: weighted((s) => s.p50),
-    p90: weighted((s) => s.p90),
-    p99: weighted((s) => s.p99),
-    mean: weighted((s) => s.mean),
-    max: Math.max(...slices.map((s) => s.max)),
-    non2xx: sum((s) => s.non2xx),
-    errors: sum((s) => s.errors),
-    timeouts: sum((s) => s.timeouts),
-    usedPool: sum((s) => s.usedPool),
-    loadCpuMs: sum((s) => s.loadCpuMs),
-    rssStartMb: slices[0]?.rss[0]?.mb ?? Number.NaN,
-    rssEndMb: slices.at(-1)?.rss.at(-1)?.mb ?? Number.NaN,
-    rssMaxMb: Math.max(...rss.map((sample) => sample.mb)),
+    p50: weighted((p) => p.p50),
+    p90: weighted((p) => p.p90),
+    p99: weighted((p) => p.p99),
+    mean: weighted((p) => p.mean),
+    max: Math.max(...parts.map((p) => p.max)),
+    non2xx: sum((p) => p.non2xx),
+    errors: sum((p) => p.errors),
+    timeouts: sum((p) => p.timeouts),
+    usedPool: sum((p) => p.usedPool),
+    loadCpuMs: sum((p) => p.loadCpuMs),
+    rssStartMb: parts[0]?.rss.startMb ?? Number.NaN,
+    rssEndMb: parts.at(-1)?.rss.endMb ?? Number.NaN,
+    rssMaxMb: Math.max(...parts.map((p) => p.rss.maxMb)),
     cpuUsPerRequest: {
-      server: perRequest(sum((s) => s.cpuSeconds.server)),
+      server: perRequest(sum((p) => p.cpuSeconds.server)),
       postgres,
-      load: perRequest(sum((s) => s.cpuSeconds.load)),
+      load: perRequest(sum((p) => p.cpuSeconds.load)),
     },
   };
+}
+
+/** A side's slices as one result, printed as it is made. */
+function combine(server: Server, plan: Plan, slices: Slice[]): SideResult {
+  const side = sideOf(slices.map(partOfSlice));
   const title = `${TITLES[plan.scenario]}${plan.size === undefined ? '' : ` (${plan.size.toLocaleString('en')})`}`;
   say(
     `  ${server.name.padEnd(7)} ${title.padEnd(36)} ${side.rps.toFixed(0).padStart(6)} req/s  ` +
@@ -189,6 +222,31 @@ export async function measure(
 
 export const ratioOf = (s: SideResult, b: SideResult | undefined) =>
   b && { rps: s.rps / b.rps, p50: s.p50 / b.p50, p99: s.p99 / b.p99 };
+
+/**
+ * Each scenario's passes as one result: both sides pooled over the passes, and as its ratios the
+ * median of the passes' own. A pass's ratio is measured in one sitting with fresh processes; a
+ * pooled figure would let one slow pass of either side move it.
+ */
+export function mergePasses(passes: ScenarioResult[][]): ScenarioResult[] {
+  return (passes[0] ?? []).map(({ name, title }) => {
+    const runs = passes.flatMap((pass) => pass.filter((s) => s.name === name));
+    const bares = runs.flatMap((s) => (s.bare ? [s.bare] : []));
+    const ratios = runs.flatMap((s) => (s.ratio ? [s.ratio] : []));
+    const mid = (pick: (r: Ratio) => number) => median(ratios.map(pick));
+    return {
+      name,
+      title,
+      service: sideOf(runs.map((s) => partOfSide(s.service))),
+      bare: bares.length === runs.length ? sideOf(bares.map(partOfSide)) : undefined,
+      ratio:
+        ratios.length === runs.length
+          ? { rps: mid((r) => r.rps), p50: mid((r) => r.p50), p99: mid((r) => r.p99) }
+          : undefined,
+      passes: ratios,
+    };
+  });
+}
 
 /**
  * The filtered pages that were measured at the big tenant, measured again at each smaller tenant

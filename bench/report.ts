@@ -10,13 +10,17 @@ export type SideResult = LoadResult & {
   cpuUsPerRequest: { server: number; postgres: number | null; load: number };
 };
 
+export type Ratio = { rps: number; p50: number; p99: number };
+
 export type ScenarioResult = {
   name: ScenarioName;
   title: string;
   service: SideResult;
   bare?: SideResult;
-  /** Service / bare. */
-  ratio?: { rps: number; p50: number; p99: number };
+  /** Service / bare; over several passes, the median of theirs. */
+  ratio?: Ratio;
+  /** Each pass's own ratios, in the order they ran. */
+  passes?: Ratio[];
 };
 
 /** A filtered page at one tenant size: how its cost grows with the tenant. */
@@ -45,6 +49,8 @@ export type Report = {
     seed: { users: number; tenants: number; memberships: number; seedSeconds: number };
     duration: number;
     warmup: number;
+    /** Passes over the scenarios, each with fresh servers; the ratios are their medians. */
+    passes: number;
     rounds: number;
     /** Slices of the filtered pages, and how the smaller tenants of the size sweep were measured. */
     filterRounds: number;
@@ -65,7 +71,8 @@ export type Report = {
 
 export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN);
+  const [low, high] = [sorted[Math.floor((sorted.length - 1) / 2)], sorted[Math.floor(sorted.length / 2)]];
+  return low === undefined || high === undefined ? Number.NaN : (low + high) / 2;
 };
 
 /**
@@ -129,6 +136,12 @@ export function targetsOf(
   return targets;
 }
 
+const passesLine = (passes: number) =>
+  passes > 1
+    ? `All of it ${passes} times, each pass with fresh server processes: req/s, latencies and CPU pool the passes; ` +
+      "each ratio is the median of the passes' ratios (in brackets, in the order they ran), and the targets judge it. "
+    : '';
+
 const fixed = (value: number | undefined, digits = 0) =>
   value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits);
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
@@ -144,16 +157,18 @@ export function markdown(report: Report): string {
       `${meta.seed.users.toLocaleString('en')} users, seeded in ${meta.seed.seedSeconds.toFixed(1)} s.`,
     `Each scenario: ${meta.warmup} s warm-up per side, then ${meta.duration} s per side with ${meta.connections} connections (autocannon, its own process), ` +
       `in ${meta.rounds} slices per side (${meta.filterRounds} for the filtered pages) that alternate service, floor, floor, service, ... so that a drift of the machine's speed touches both alike. ` +
-      `Floor: ${meta.bare}.`,
+      `${passesLine(meta.passes)}Floor: ${meta.bare}.`,
     '',
     '| Scenario | Service req/s | p50 ms | p99 ms | Floor req/s | p50 ms | p99 ms | req/s service/floor | p99 service/floor | non-2xx / errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  const each = (s: ScenarioResult, pick: (r: Ratio) => number) =>
+    (s.passes?.length ?? 0) > 1 ? ` (${s.passes?.map((r) => fixed(pick(r), 2)).join(', ')})` : '';
   for (const s of report.scenarios) {
     const b = s.bare;
     lines.push(
       `| ${s.title} | ${fixed(s.service.rps)} | ${fixed(s.service.p50, 1)} | ${fixed(s.service.p99, 1)} | ${fixed(b?.rps)} | ${fixed(b?.p50, 1)} | ` +
-        `${fixed(b?.p99, 1)} | ${fixed(s.ratio?.rps, 2)} | ${fixed(s.ratio?.p99, 2)} | ` +
+        `${fixed(b?.p99, 1)} | ${fixed(s.ratio?.rps, 2)}${each(s, (r) => r.rps)} | ${fixed(s.ratio?.p99, 2)}${each(s, (r) => r.p99)} | ` +
         `${s.service.non2xx + s.service.errors}${b ? ` / ${b.non2xx + b.errors}` : ''} |`,
     );
   }

@@ -5,7 +5,7 @@
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -15,12 +15,13 @@ import {
   measure,
   measurePostgresCpu,
   measureSweep,
+  mergePasses,
   type Plan,
   type Pools,
   ratioOf,
   settleWith,
 } from './measure.js';
-import { postgresCpuSeconds, ROOT, runLoad, sampleRss, startServer } from './processes.js';
+import { postgresCpuSeconds, ROOT, runLoad, sampleRss } from './processes.js';
 import { summarise } from './profile.js';
 import { markdown, memoryOf, type Report, type ScenarioResult, targetsOf } from './report.js';
 import { sizesSvg, svg } from './report-svg.js';
@@ -28,9 +29,9 @@ import { runRosterBench } from './rosters.js';
 import { encodeCursor, type Fixture, isFilter, TITLES } from './scenarios.js';
 import { removePoolMemberships, seed } from './seed.js';
 import { SEARCH } from './seed-tenants.js';
+import { mainThreadProfile, PROFILES, startServers } from './servers.js';
 
 const RESULTS = join(ROOT, 'bench/results');
-const PROFILES = join(RESULTS, 'profiles');
 const say = (line: string) => console.warn(line);
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -126,12 +127,6 @@ async function main() {
   say(`seeded in ${seedSeconds.toFixed(1)} s: ${JSON.stringify(seeded.rows)}`);
   if (sql) settleWith(() => untilIdle(sql));
 
-  // One directory per server: under tsx, the module-loader thread writes a profile of its own.
-  const profileArgs = (name: string) => {
-    if (!config.profile) return [];
-    rmSync(join(PROFILES, name), { recursive: true, force: true });
-    return ['--cpu-prof', `--cpu-prof-dir=${join(PROFILES, name)}`];
-  };
   // Production settings; the rate limiter stays on (its cost is part of the path) but never refuses.
   const serviceEnv = {
     NODE_ENV: 'production',
@@ -141,57 +136,51 @@ async function main() {
     RATE_LIMIT_MAX: '1000000000',
     ...(config.webhookEndpoints > 0 && { WEBHOOK_POLL_INTERVAL_MS: '0' }),
   };
-  const service = await startServer('service', [...profileArgs('service'), config.serviceMain], {
-    ...serviceEnv,
-    AUTH_JWT_SECRET: secret,
-    ...db.serviceEnv,
-    ...config.serviceEnv,
-  });
-  cleanups.push(() => service.stop());
   if (config.baselineMain && db.kind !== 'postgres')
     throw new Error('an A/B run needs PostgreSQL: two servers cannot share one PGlite directory');
-  const bare = !config.bare
-    ? undefined
-    : config.baselineMain
-      ? await startServer('baseline', [...profileArgs('baseline'), config.baselineMain], {
-          ...serviceEnv,
-          AUTH_JWT_SECRET: secret,
-          ...db.serviceEnv,
-          ...config.baselineEnv,
-        })
-      : await startServer('bare', [...profileArgs('bare'), '--import', 'tsx', 'bench/bare-server.ts'], {
-          PORT: '0',
-          AUTH_JWT_SECRET: secret,
-          BARE_POOL_SIZE: '10',
-          BARE_PREPARE: config.barePrepare ? '1' : '0',
-          ...db.bareEnv(),
-        });
-  if (bare) cleanups.push(() => bare.stop());
-  say(`service ${service.url} (pid ${service.pid}), bare ${bare?.url ?? 'off'}`);
+  const start = () => startServers(db, secret, serviceEnv);
+  let servers = await start();
+  let current = servers;
+  cleanups.push(() => current.stop());
 
   const pools: Pools = { service: { offset: 0 }, bare: { offset: Math.floor(config.pool / 2) } };
   const common = { connections: config.connections, fixtureFile };
-  const scenarios: ScenarioResult[] = [];
-  for (const name of config.scenarios) {
-    const rounds = isFilter(name) ? config.filterRounds : config.rounds;
-    const plan: Plan = {
-      ...common,
-      scenario: name,
-      duration: config.duration,
-      rounds,
-      warmup: config.warmup,
-      byCount: isFilter(name),
-    };
-    const { service: s, bare: b } = await measure({ service, bare }, plan, pools);
-    scenarios.push({ name, title: TITLES[name], service: s, bare: b, ratio: ratioOf(s, b) });
-    if (name === 'post-delete' && sql) {
-      const left = await removePoolMemberships(sql, seeded.tenantId);
-      if (left > 0)
-        say(`  removed ${left} memberships left between a POST and its DELETE at the end of a run`);
-      pools.service.offset = 0;
-      pools.bare.offset = Math.floor(config.pool / 2);
+  const passes: ScenarioResult[][] = [];
+  const restart = async () => {
+    await servers.stop();
+    servers = current = await start();
+  };
+  for (let pass = 1; pass <= config.passes; pass++) {
+    if (pass > 1) await restart();
+    if (config.passes > 1) say(`pass ${pass} of ${config.passes}`);
+    const results: ScenarioResult[] = [];
+    for (const name of config.scenarios) {
+      const rounds = isFilter(name) ? config.filterRounds : config.rounds;
+      const plan: Plan = {
+        ...common,
+        scenario: name,
+        duration: config.duration,
+        rounds,
+        warmup: config.warmup,
+        byCount: isFilter(name),
+      };
+      const { service: s, bare: b } = await measure(servers, plan, pools);
+      results.push({ name, title: TITLES[name], service: s, bare: b, ratio: ratioOf(s, b) });
+      if (name === 'post-delete' && sql) {
+        const left = await removePoolMemberships(sql, seeded.tenantId);
+        if (left > 0)
+          say(`  removed ${left} memberships left between a POST and its DELETE at the end of a run`);
+        pools.service.offset = 0;
+        pools.bare.offset = Math.floor(config.pool / 2);
+      }
     }
+    passes.push(results);
   }
+  const scenarios = mergePasses(passes);
+  // The sweep and the memory run after the last pass's write: fresh servers for them too.
+  if (config.scenarios.includes('post-delete') && (sweptScenarios.length > 0 || config.memoryDuration > 0))
+    await restart();
+  const { service, bare } = servers;
 
   const sweepPlan = {
     ...common,
@@ -277,6 +266,7 @@ async function main() {
       seed: { ...seeded.rows, seedSeconds },
       duration: config.duration,
       warmup: config.warmup,
+      passes: config.passes,
       rounds: config.rounds,
       filterRounds: config.filterRounds,
       sweep: { duration: config.sweepDuration, warmup: config.sweepWarmup, rounds: config.sweepRounds },
@@ -317,14 +307,6 @@ async function main() {
 function commitOf(): string {
   const git = (args: string) => execSync(`git ${args}`, { cwd: ROOT }).toString().trim();
   return `${git('rev-parse --short HEAD')}${git('status --porcelain -- server/src contract/src server/drizzle') ? ' (with uncommitted changes)' : ''}`;
-}
-
-/** The largest profile of the directory: the main thread's. */
-function mainThreadProfile(dir: string): string {
-  const files = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile'));
-  const largest = files.sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
-  if (!largest) throw new Error(`no profile in ${dir}`);
-  return join(dir, largest);
 }
 
 main().catch(async (error: unknown) => {
