@@ -27,7 +27,7 @@ import { markdown, memoryOf, type Report, type ScenarioResult, targetsOf } from 
 import { sizesSvg, svg } from './report-svg.js';
 import { runRosterBench } from './rosters.js';
 import { encodeCursor, type Fixture, isFilter, TITLES } from './scenarios.js';
-import { removePoolMemberships, seed } from './seed.js';
+import { removePoolMemberships, seed, vacuumAfterWrites } from './seed.js';
 import { SEARCH } from './seed-tenants.js';
 import { mainThreadProfile, PROFILES, startServers } from './servers.js';
 
@@ -170,6 +170,7 @@ async function main() {
         const left = await removePoolMemberships(sql, seeded.tenantId);
         if (left > 0)
           say(`  removed ${left} memberships left between a POST and its DELETE at the end of a run`);
+        await vacuumAfterWrites(sql);
         pools.service.offset = 0;
         pools.bare.offset = Math.floor(config.pool / 2);
       }
