@@ -146,12 +146,11 @@ async function main() {
   const pools: Pools = { service: { offset: 0 }, bare: { offset: Math.floor(config.pool / 2) } };
   const common = { connections: config.connections, fixtureFile };
   const passes: ScenarioResult[][] = [];
-  const restart = async () => {
-    await servers.stop();
-    servers = current = await start();
-  };
   for (let pass = 1; pass <= config.passes; pass++) {
-    if (pass > 1) await restart();
+    if (pass > 1) {
+      await servers.stop();
+      servers = current = await start();
+    }
     if (config.passes > 1) say(`pass ${pass} of ${config.passes}`);
     const results: ScenarioResult[] = [];
     for (const name of config.scenarios) {
@@ -178,9 +177,6 @@ async function main() {
     passes.push(results);
   }
   const scenarios = mergePasses(passes);
-  // The sweep and the memory run after the last pass's write: fresh servers for them too.
-  if (config.scenarios.includes('post-delete') && (sweptScenarios.length > 0 || config.memoryDuration > 0))
-    await restart();
   const { service, bare } = servers;
 
   const sweepPlan = {
