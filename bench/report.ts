@@ -203,7 +203,8 @@ export function markdown(report: Report): string {
   lines.push(...sweepLines(report));
   lines.push('| Target | Value | Limit | |', '|---|---:|---:|---|');
   for (const t of report.targets) {
-    const value = t.value === null ? 'n/a' : t.name.startsWith('RSS') ? pct(t.value) : t.value.toFixed(2);
+    // Three decimals: a median of 0.646 against 0.65 would read "0.65 MISSED" with two.
+    const value = t.value === null ? 'n/a' : t.name.startsWith('RSS') ? pct(t.value) : t.value.toFixed(3);
     lines.push(`| ${t.name} | ${value} | ${t.limit} | ${mark(t.met)} |`);
   }
   if (report.notes.length > 0) lines.push('', ...report.notes.map((note) => `- ${note}`));

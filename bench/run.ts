@@ -140,8 +140,7 @@ async function main() {
     throw new Error('an A/B run needs PostgreSQL: two servers cannot share one PGlite directory');
   const start = () => startServers(db, secret, serviceEnv);
   let servers = await start();
-  let current = servers;
-  cleanups.push(() => current.stop());
+  cleanups.push(() => servers.stop());
 
   const pools: Pools = { service: { offset: 0 }, bare: { offset: Math.floor(config.pool / 2) } };
   const common = { connections: config.connections, fixtureFile };
@@ -149,7 +148,7 @@ async function main() {
   for (let pass = 1; pass <= config.passes; pass++) {
     if (pass > 1) {
       await servers.stop();
-      servers = current = await start();
+      servers = await start();
     }
     if (config.passes > 1) say(`pass ${pass} of ${config.passes}`);
     const results: ScenarioResult[] = [];
