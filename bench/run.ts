@@ -29,7 +29,7 @@ import { runRosterBench } from './rosters.js';
 import { encodeCursor, type Fixture, isFilter, TITLES } from './scenarios.js';
 import { removePoolMemberships, seed, vacuumAfterWrites } from './seed.js';
 import { SEARCH } from './seed-tenants.js';
-import { mainThreadProfile, PROFILES, startServers } from './servers.js';
+import { emptyProfiles, mainThreadProfile, PROFILES, startServers } from './servers.js';
 
 const RESULTS = join(ROOT, 'bench/results');
 const say = (line: string) => console.warn(line);
@@ -116,6 +116,7 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'tms-bench-'));
   cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
   mkdirSync(PROFILES, { recursive: true });
+  if (config.profile) emptyProfiles();
   const secret = randomBytes(48).toString('base64url');
   const fixtureFile = join(tmp, 'fixture.json');
 

@@ -10,19 +10,12 @@ const say = (line: string) => console.warn(line);
 
 /**
  * The service, and beside it the floor or the baseline build. Profiles go to one directory per
- * server, emptied once: under tsx the module-loader thread writes a profile of its own, and each
- * pass's processes add theirs.
+ * server (under tsx the module-loader thread writes a profile of its own), where each pass's
+ * processes add theirs: emptyProfiles empties them once, before the first.
  */
-let profilesEmptied = false;
 export async function startServers(db: BenchDatabase, secret: string, serviceEnv: Record<string, string>) {
-  const profileArgs = (name: string) => {
-    if (!config.profile) return [];
-    if (!profilesEmptied)
-      for (const dir of ['service', 'bare', 'baseline'])
-        rmSync(join(PROFILES, dir), { recursive: true, force: true });
-    profilesEmptied = true;
-    return ['--cpu-prof', `--cpu-prof-dir=${join(PROFILES, name)}`];
-  };
+  const profileArgs = (name: string) =>
+    config.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILES, name)}`] : [];
   const service = await startServer('service', [...profileArgs('service'), config.serviceMain], {
     ...serviceEnv,
     AUTH_JWT_SECRET: secret,
@@ -47,6 +40,12 @@ export async function startServers(db: BenchDatabase, secret: string, serviceEnv
         });
   say(`service ${service.url} (pid ${service.pid}), bare ${bare?.url ?? 'off'}`);
   return { service, bare, stop: () => Promise.all([service.stop(), bare?.stop()]) };
+}
+
+/** A run's profiles replace the last run's. */
+export function emptyProfiles(): void {
+  for (const dir of ['service', 'bare', 'baseline'])
+    rmSync(join(PROFILES, dir), { recursive: true, force: true });
 }
 
 /** The largest profile of the directory: the main thread's. */
