@@ -4,8 +4,12 @@ import { DatabasePace } from './database-pace.js';
 
 export type Work = 'read' | 'write';
 
-/** Given back when the request is done with the database (its answer sent, or the client gone). */
-export type Release = () => void;
+/**
+ * Given back when the request is done with the database (its answer sent, or the client gone).
+ * `answered`: the work succeeded, so the database answered it, which tells that it answers again
+ * after an outage.
+ */
+export type Release = (answered?: boolean) => void;
 
 type Waiter = {
   key: KeyState;
@@ -149,10 +153,10 @@ export class Admission {
     if (work === 'write') key.writes++;
     const end = this.database.hold();
     let released = false;
-    return () => {
+    return (answered = false) => {
       if (released) return;
       released = true;
-      const held = end();
+      const held = end(answered);
       if (!this.database.measuresOutage(held)) {
         key.heldMs[work] += ALPHA * (held - key.heldMs[work]);
         this.heldMs += ALPHA * (held - this.heldMs);

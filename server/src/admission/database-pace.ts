@@ -7,6 +7,8 @@
  */
 export class DatabasePace {
   private deadlineAt = Number.NEGATIVE_INFINITY;
+  /** When the latest grant to be answered in time began: the database answered what it asked then. */
+  private answeredSince = Number.NEGATIVE_INFINITY;
   /** When each grant held now began. */
   private readonly held = new Set<{ since: number }>();
 
@@ -19,13 +21,21 @@ export class DatabasePace {
     private readonly now: () => number,
   ) {}
 
-  /** A grant begins; the returned function ends it and tells how long it was held. */
-  hold(): () => number {
+  /**
+   * A grant begins; the returned function ends it and tells how long it was held. `answered`: the
+   * database answered its work.
+   */
+  hold(): (answered: boolean) => number {
     const grant = { since: this.now() };
     this.held.add(grant);
-    return () => {
+    return (answered) => {
       this.held.delete(grant);
-      return this.now() - grant.since;
+      const now = this.now();
+      const heldMs = now - grant.since;
+      if (answered && !this.measuresOutage(heldMs)) {
+        this.answeredSince = Math.max(this.answeredSince, grant.since);
+      }
+      return heldMs;
     };
   }
 
@@ -42,10 +52,16 @@ export class DatabasePace {
     return this.slowAfterMs !== undefined && heldMs >= this.slowAfterMs;
   }
 
-  /** The database is not answering in time: requests that would wait behind its work are refused. */
+  /**
+   * The database is not answering in time: requests that would wait behind its work are refused.
+   * A deadline counts until work begun after it is answered in time (a failover is over; an
+   * answer to work begun before may have come just before the outage). A grant held long counts
+   * while it is held, answers to others or not: a session the outage left behind may hold its
+   * tenant's lock, and the writes queued behind it wait on the database, not on their tenant.
+   */
   slow(): boolean {
     const now = this.now();
-    if (now - this.deadlineAt < SLOW_DATABASE_MS) return true;
+    if (now - this.deadlineAt < SLOW_DATABASE_MS && this.answeredSince <= this.deadlineAt) return true;
     if (this.slowAfterMs === undefined) return false;
     for (const grant of this.held) if (now - grant.since >= this.slowAfterMs) return true;
     return false;

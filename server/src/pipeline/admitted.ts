@@ -17,7 +17,11 @@ export async function admitted<T>(
   if (!admission) return run();
   const release = await admission.acquire(admissionKeyOf(req), work, req.state.end);
   try {
-    return await run();
+    const result = await run();
+    // Only a success says the database answers: a refusal may have been decided without it (a
+    // request whose deadline passed before its turn begins nothing).
+    release(true);
+    return result;
   } finally {
     release();
   }

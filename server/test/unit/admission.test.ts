@@ -94,6 +94,46 @@ describe('admission', () => {
     expect(admission.refusalNow('tenant:b', 'read')).toBeUndefined();
   });
 
+  it('after a deadline, work begun since and answered in time ends the refusals at once', async () => {
+    const { admission, advance } = clocked();
+    const held = await Promise.all([1, 2, 3, 4].map(() => admission.acquire('tenant:a', 'read')));
+    advance(10);
+    admission.noteDeadline();
+    advance(5);
+    // Answered, but asked before the deadline: it says nothing of the database since.
+    held[0]?.(true);
+    held[0] = await admission.acquire('tenant:a', 'read');
+    expect(codeOf(admission.refusalNow('tenant:b', 'read'))).toBe('SERVICE_UNAVAILABLE');
+    advance(5);
+    // Asked after it, and failed (a connection refused): still nothing.
+    held[1]?.(false);
+    held[1] = await admission.acquire('tenant:a', 'read');
+    expect(codeOf(admission.refusalNow('tenant:b', 'read'))).toBe('SERVICE_UNAVAILABLE');
+    // Asked after it and answered in 5 ms: the wait is the queue's again, not the database's.
+    held[0]?.(true);
+    held[0] = await admission.acquire('tenant:a', 'read');
+    expect(admission.refusalNow('tenant:b', 'read')).toBeUndefined();
+    for (const release of held) release();
+  });
+
+  it('goes on refusing 503 while a grant is held long, though other work is answered in time', async () => {
+    const { admission, advance } = clocked();
+    // A write held by a session the outage left behind (its tenant's lock): what queues behind it
+    // waits on the database, not on its tenant.
+    const stuck = await admission.acquire('tenant:a', 'write');
+    const held = await Promise.all([1, 2, 3].map(() => admission.acquire('tenant:b', 'read')));
+    advance(1500);
+    held[0]?.();
+    held[0] = await admission.acquire('tenant:b', 'read');
+    advance(5);
+    held[0]?.(true);
+    held[0] = await admission.acquire('tenant:b', 'read');
+    expect(codeOf(admission.refusalNow('tenant:c', 'read'))).toBe('SERVICE_UNAVAILABLE');
+    stuck();
+    for (const release of held) release();
+    expect(admission.usage()).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
   it('does not learn from work held while the database did not answer: its pace is back at once', async () => {
     const { admission, advance } = clocked();
     const stuck = await admission.acquire('tenant:a', 'write');
