@@ -13,7 +13,8 @@ import { type Spawned, startServerProcess, stopServerProcess } from './server-pr
 // the default settings (pool of 10, 4 s deadline, default rate limits); four read and change
 // their members at their usual pace, the fifth's admins arrive at three times the rate its
 // writes can be served (an open loop: people do not wait for each other's answers). The figures
-// are ratios of the capacity the run measures first, never absolute times.
+// are ratios of the capacity the run measures, never absolute times: the burst's rate from the
+// capacity measured before it, the goodput against that and the one measured after it, averaged.
 const SECRET = 'overload-reliability-secret-of-32-bytes!';
 const SUPER = unique('overload-super');
 
@@ -68,7 +69,10 @@ describe.skipIf(!postgresUrl())('one tenant bursts at 3× the rate its writes ca
         expect(s.otherWrites.burst.p99, 'p99 of the other schools’ writes').toBeLessThan(1000);
         // Goodput: the busy school keeps most of its capacity; what it is refused is refused fast,
         // 429 or 503 in the envelope with a Retry-After, and nothing else goes wrong for anyone.
-        expect(s.goodput, 'successful writes ÷ capacity').toBeGreaterThanOrEqual(0.6);
+        expect(
+          s.goodput,
+          'successful writes ÷ capacity under load, before and after the burst',
+        ).toBeGreaterThanOrEqual(0.6);
         expect(s.refusals.count, 'the burst was above capacity').toBeGreaterThan(0);
         expect(s.refusals.proper).toBe(s.refusals.count);
         expect(s.refusals.p50, 'median refusal').toBeLessThan(250);
