@@ -16,14 +16,15 @@ export async function admitted<T>(
 ): Promise<T> {
   if (!admission) return run();
   const release = await admission.acquire(admissionKeyOf(req), work, req.state.end);
+  // Only a success says the database answers: a refusal may have been decided without it (a
+  // request whose deadline passed before its turn begins nothing).
+  let succeeded = false;
   try {
     const result = await run();
-    // Only a success says the database answers: a refusal may have been decided without it (a
-    // request whose deadline passed before its turn begins nothing).
-    release(true);
+    succeeded = true;
     return result;
   } finally {
-    release();
+    release(succeeded);
   }
 }
 
