@@ -1,6 +1,5 @@
-import type { SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Transaction } from './database.js';
+import { postgresJsOf, runStatement, type Statement, sessionOf } from './fixed-statement.js';
 
 type Outcome = { failed: false } | { failed: true; error: unknown };
 
@@ -9,13 +8,6 @@ type DriverQuery = Promise<unknown> & { execute(): unknown };
 type DriverTransaction = {
   unsafe(text: string, params: unknown[], options: { prepare: boolean }): DriverQuery;
 };
-/** drizzle's session inside a transaction: its driver handle, and the query log tests count with. */
-type Session = { client?: unknown; logger?: { logQuery(text: string, params: unknown[]): void } };
-
-const dialect = new PgDialect();
-
-const isPostgresJs = (client: unknown): client is DriverTransaction =>
-  typeof (client as Partial<DriverTransaction> | undefined)?.unsafe === 'function';
 
 /**
  * A transaction's statements whose answers its work does not need (an audit event, a delete whose
@@ -37,24 +29,21 @@ export class Pipelined {
   private readonly sent: Promise<Outcome>[] = [];
   /** postgres.js's transaction handle; undefined on PGlite. */
   private readonly driver: DriverTransaction | undefined;
-  private readonly logger: Session['logger'];
 
   constructor(private readonly tx: Transaction) {
-    const { client, logger } = tx._.session as unknown as Session;
-    this.driver = isPostgresJs(client) ? client : undefined;
-    this.logger = logger;
+    this.driver = postgresJsOf(tx) as DriverTransaction | undefined;
   }
 
   /** Sends `statement` in the transaction now; its failure is thrown by `beforeCommit` or `settle`. */
-  send(statement: SQL): void {
+  send(statement: Statement): void {
     if (!this.driver) {
-      this.sent.push(outcomeOf(this.tx.execute(statement)));
+      this.sent.push(outcomeOf(runStatement(this.tx, statement)));
       return;
     }
-    const { sql: text, params } = dialect.sqlToQuery(statement);
-    this.logger?.logQuery(text, params);
-    // A statement the driver prepares once per connection: the texts sent this way are fixed.
-    // (Behind a transaction pooler the driver's own `prepare: false` wins.)
+    const { text, params } = statement;
+    sessionOf(this.tx).logger?.logQuery(text, params);
+    // A fixed text (db/fixed-statement.ts): the driver prepares it once per connection. (Behind a
+    // transaction pooler the driver's own `prepare: false` wins.)
     const query = this.driver.unsafe(text, params, { prepare: true });
     query.execute();
     this.sent.push(outcomeOf(query));

@@ -2,6 +2,7 @@ import type { AuditAction, AuditTargetType } from '@tms/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
+import { fixedStatement, runStatement, type Statement } from '../../db/fixed-statement.js';
 import type { AuditContext } from './audit-context.js';
 
 /** The sequence of platform events (tenantId null): one scope among the tenants'. */
@@ -19,41 +20,39 @@ export type AuditEventInput = {
 
 const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
 
-/**
- * The one way an event is written, inside the change's own transaction (`tx`): the change and its
- * event commit together or not at all. One statement: the tenant's counter row is taken (made at
- * the first event) and incremented, which locks it until commit, so the next writer of the tenant
- * gets the next number only once this one is committed or rolled back (a rollback takes its
- * number back): numbers are given in commit order, without gaps or duplicates, across processes.
- *
- * The same statement fills the webhook outbox: one delivery per enabled endpoint that wants the
- * action, the tenant's and the platform's. Its `position` is taken after the counter's lock, so
- * an endpoint receives a tenant's events in commit order (see modules/webhooks/delivery-queue).
- */
-export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Promise<void> {
-  await tx.execute(auditEventStatement(event));
-}
+/** A change made by the statement that records its event: a fixed statement's SQL, and its values. */
+export type Change = { statement: SQL; values: Record<string, unknown> };
+
+/** The event's values: named `event...`, which no change's are. */
+const value = sql.placeholder;
 
 /**
- * The statement that records `event` (recordAuditEvent), for a change that pipelines it (TenantWrite).
- * With `change` (an INSERT, UPDATE or DELETE whose answer is not needed), the change is made by the
- * same statement, as a data-modifying WITH, which PostgreSQL runs to completion whether or not
- * anything reads it: a write with its tenant locked spends one statement less there (one Bind,
- * Execute and answer), and the change and its event still succeed or fail together.
+ * The statement that records an event, with `change` (an INSERT, UPDATE or DELETE whose answer is
+ * not needed) made by the same statement, as a data-modifying WITH, which PostgreSQL runs to
+ * completion whether or not anything reads it: a write with its tenant locked spends one statement
+ * less there (one Bind, Execute and answer), and the change and its event still succeed or fail
+ * together.
+ *
+ * The tenant's counter row is taken (made at the first event) and incremented, which locks it until
+ * commit, so the next writer of the tenant gets the next number only once this one is committed or
+ * rolled back (a rollback takes its number back): numbers are given in commit order, without gaps
+ * or duplicates, across processes. The same statement fills the webhook outbox: one delivery per
+ * enabled endpoint that wants the action, the tenant's and the platform's. Its `position` is taken
+ * after the counter's lock, so an endpoint receives a tenant's events in commit order (see
+ * modules/webhooks/delivery-queue).
  */
-export function auditEventStatement(event: AuditEventInput, change?: SQL): SQL {
-  const { actor, requestId } = event.context;
-  return sql`
+const recording = (change: SQL | undefined) => sql`
     with ${change ? sql`changed as (${change}), ` : sql``}numbered as (
-      insert into audit_sequences (scope, last) values (${event.tenantId ?? PLATFORM_SCOPE}::uuid, 1)
+      insert into audit_sequences (scope, last) values (${value('eventScope')}::uuid, 1)
       on conflict (scope) do update set last = audit_sequences.last + 1
       returning last
     ), recorded as (
       insert into audit_events (id, tenant_id, sequence, action, actor_user_id, actor_subject,
         actor_is_super_admin, target_type, target_id, before, after, request_id, occurred_at)
-      select ${uuidv7()}::uuid, ${event.tenantId}::uuid, numbered.last, ${event.action}, ${actor.userId}::uuid,
-        ${actor.subject}::text, ${actor.isSuperAdmin}::boolean, ${event.target.type}, ${event.target.id}::uuid,
-        ${json(event.before)}::jsonb, ${json(event.after)}::jsonb, ${requestId}::text,
+      select ${value('eventId')}::uuid, ${value('eventTenantId')}::uuid, numbered.last, ${value('eventAction')},
+        ${value('eventActorUserId')}::uuid, ${value('eventActorSubject')}::text, ${value('eventActorIsSuperAdmin')}::boolean,
+        ${value('eventTargetType')}, ${value('eventTargetId')}::uuid, ${value('eventBefore')}::jsonb, ${value('eventAfter')}::jsonb,
+        ${value('eventRequestId')}::text,
         -- Milliseconds, as the API shows it: a keyset cursor on it then finds the row again.
         date_trunc('milliseconds', now())
       from numbered
@@ -66,4 +65,47 @@ export function auditEventStatement(event: AuditEventInput, change?: SQL): SQL {
       on endpoint.enabled
       and (endpoint.tenant_id = recorded.tenant_id or endpoint.tenant_id is null)
       and (recorded.action = any(endpoint.events) or '*' = any(endpoint.events))`;
+
+const alone = fixedStatement(recording(undefined));
+/** One rendering per kind of change (its SQL is a constant of the module that makes it). */
+const withChange = new Map<SQL, ReturnType<typeof fixedStatement>>();
+
+function recordingWith(change: SQL): ReturnType<typeof fixedStatement> {
+  let render = withChange.get(change);
+  if (!render) {
+    render = fixedStatement(recording(change));
+    withChange.set(change, render);
+  }
+  return render;
+}
+
+/**
+ * The one way an event is written, inside the change's own transaction (`tx`): the change and its
+ * event commit together or not at all (see `recording`).
+ */
+export async function recordAuditEvent(tx: Executor, event: AuditEventInput): Promise<void> {
+  await runStatement(tx, auditEventStatement(event));
+}
+
+/**
+ * The statement that records `event` (recordAuditEvent), for a change that pipelines it
+ * (TenantWrite), with `change` made by it too.
+ */
+export function auditEventStatement(input: AuditEventInput, change?: Change): Statement {
+  const { actor, requestId } = input.context;
+  const values = {
+    eventScope: input.tenantId ?? PLATFORM_SCOPE,
+    eventId: uuidv7(),
+    eventTenantId: input.tenantId,
+    eventAction: input.action,
+    eventActorUserId: actor.userId,
+    eventActorSubject: actor.subject,
+    eventActorIsSuperAdmin: actor.isSuperAdmin,
+    eventTargetType: input.target.type,
+    eventTargetId: input.target.id,
+    eventBefore: json(input.before),
+    eventAfter: json(input.after),
+    eventRequestId: requestId,
+  };
+  return change ? recordingWith(change.statement)({ ...change.values, ...values }) : alone(values);
 }

@@ -1,10 +1,11 @@
 import type { Role } from '@tms/contract';
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import { statusAt } from '../../rules/membership-rules.js';
+import type { Change } from '../audit/audit-events.repository.js';
 import { PERSON } from './membership-changes.repository.js';
 import { TENANT } from './membership-target.sql.js';
 import type { MembershipWithUser } from './memberships.repository.js';
@@ -79,10 +80,19 @@ export function newMembershipOf(
   };
 }
 
+const ADD = sql`insert into ${tenantMemberships} (id, tenant_id, user_id, role) values (${sql.placeholder('id')}::uuid, ${TENANT}::uuid, ${sql.placeholder('userId')}::uuid, ${sql.placeholder('role')}::membership_role)`;
+
 /**
  * Inserts that membership. A tenant write pipelines it inside its audit event's statement
  * (auditEventStatement's `change`): under the tenant's lock, nobody adds the person meanwhile, so
  * it cannot conflict; were it to fail, the transaction rolls back.
  */
-export const addMembershipStatement = (membership: Omit<MembershipWithUser, 'user'>): SQL =>
-  sql`insert into ${tenantMemberships} (id, tenant_id, user_id, role) values (${membership.id}::uuid, ${membership.tenantId}::uuid, ${membership.userId}::uuid, ${membership.role}::membership_role)`;
+export const membershipAddition = (membership: Omit<MembershipWithUser, 'user'>): Change => ({
+  statement: ADD,
+  values: {
+    id: membership.id,
+    tenantId: membership.tenantId,
+    userId: membership.userId,
+    role: membership.role,
+  },
+});

@@ -1,14 +1,14 @@
 import type { Role } from '@tms/contract';
-import { and, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../db/database.js';
+import { fixedStatement, runStatement } from '../../db/fixed-statement.js';
 import { preparedPer } from '../../db/prepared.js';
-import { rowsOf } from '../../db/rows.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
 import { statusOf } from '../../rules/membership-status.sql.js';
+import type { Change } from '../audit/audit-events.repository.js';
 import {
-  asBefore,
   type Before,
   beforeFields,
   membershipNamed,
@@ -29,13 +29,19 @@ const deleteOne = preparedPer((db) => {
   return db.with(target, removed).select(beforeFields(target)).from(target).prepare('delete_membership');
 });
 
+const REMOVE = sql`delete from ${tenantMemberships} where ${thisMembership}`;
+
 /**
  * Removes the membership, decided on beforehand (findForChange). A tenant write pipelines it inside
  * its audit event's statement (its answer is not needed: the row was read under the tenant's lock);
  * removeMembershipRow runs it.
  */
-export const removeMembershipStatement = (tenantId: string, membershipId: string): SQL =>
-  sql`delete from ${tenantMemberships} where ${tenantMemberships.tenantId} = ${tenantId} and ${tenantMemberships.id} = ${membershipId}`;
+export const membershipRemoval = (tenantId: string, membershipId: string): Change => ({
+  statement: REMOVE,
+  values: { tenantId, membershipId },
+});
+
+const removing = fixedStatement(sql`${REMOVE} returning ${tenantMemberships.id}`);
 
 /** The same removal, waited for: false when there was no such membership. */
 export async function removeMembershipRow(
@@ -43,10 +49,7 @@ export async function removeMembershipRow(
   tenantId: string,
   membershipId: string,
 ): Promise<boolean> {
-  const removed = await db.execute(
-    sql`${removeMembershipStatement(tenantId, membershipId)} returning ${tenantMemberships.id}`,
-  );
-  return rowsOf(removed).length > 0;
+  return (await runStatement(db, removing({ tenantId, membershipId }))).length > 0;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function deleteReturningBefore(
   membershipId: string,
 ): Promise<Before | undefined> {
   const [row] = await deleteOne(db).execute({ tenantId, membershipId });
-  return row && asBefore(row);
+  return row;
 }
 
 /** INSERT ... SELECT names every column, in the table's order: the columns' defaults, spelt out. */

@@ -1,10 +1,11 @@
 import type { AuditAction } from '@tms/contract';
-import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
+import type { Statement } from '../../db/fixed-statement.js';
 import type { AuditContext } from '../audit/audit-context.js';
 import {
   type AuditEventInput,
   auditEventStatement,
+  type Change,
   recordAuditEvent,
 } from '../audit/audit-events.repository.js';
 import { toMembershipDto } from './memberships.dto.js';
@@ -33,8 +34,8 @@ export const membershipEventStatement = (
   action: AuditAction,
   before: MembershipWithUser | null,
   after: MembershipWithUser | null,
-  change?: SQL,
-): SQL => auditEventStatement(membershipEvent(context, action, before, after), change);
+  change?: Change,
+): Statement => auditEventStatement(membershipEvent(context, action, before, after), change);
 
 function membershipEvent(
   context: AuditContext,

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
-import { type MembershipRow, tenantMemberships, users } from '../../db/schema.js';
+import { tenantMemberships, users } from '../../db/schema.js';
 import { activeOwnersOf, isActiveOwner } from '../../rules/membership-status.sql.js';
 import { hasGuardianTies } from '../guardians/guardian-ties.sql.js';
 import { type MembershipWithUser, membershipColumns } from './memberships.repository.js';
@@ -64,21 +64,9 @@ export const beforeFields = (target: Target) => ({
   managedBy: target.managedBy,
   externalId: target.externalId,
   status: target.status,
-  email: target.email,
-  displayName: target.displayName,
+  // Nested as the row mapper builds it (db/row-mapper.ts): the row is the Before, without copies.
+  user: { email: target.email, displayName: target.displayName },
   owners: target.owners,
-});
-
-type BeforeRow = MembershipRow &
-  Pick<MembershipWithUser, 'status'> & {
-    email: string | null;
-    displayName: string | null;
-    owners: number | null;
-  };
-
-export const asBefore = ({ email, displayName, ...row }: BeforeRow): Before => ({
-  ...row,
-  user: { email, displayName },
 });
 
 /**
@@ -110,7 +98,5 @@ export async function findForChange(
   membershipId: string,
 ): Promise<ForChange | undefined> {
   const [row] = await forChange(db).execute({ tenantId, membershipId });
-  if (!row) return undefined;
-  const { now, guardianTies, ...before } = row;
-  return { ...asBefore(before), now, guardianTies };
+  return row;
 }

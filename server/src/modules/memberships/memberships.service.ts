@@ -21,12 +21,12 @@ import { studentsLeft } from '../guardians/guardian-links.service.js';
 import { assertIfMatch } from '../shared/if-match.js';
 import type { TenantWrite } from '../shared/tenant-write.js';
 import {
-  addMembershipStatement,
   findPersonToAdd,
+  membershipAddition,
   newMembershipOf,
   type PersonToAdd,
 } from './membership-additions.repository.js';
-import { insertMembershipOfAddress, removeMembershipStatement } from './membership-changes.repository.js';
+import { insertMembershipOfAddress, membershipRemoval } from './membership-changes.repository.js';
 import { membershipEventStatement } from './membership-events.js';
 import {
   countMemberships,
@@ -118,7 +118,7 @@ export async function createMembership(
       user: { email: ahead.email, displayName: ahead.displayName },
     };
     pipeline(
-      membershipEventStatement(audit, 'membership.created', null, created, addMembershipStatement(created)),
+      membershipEventStatement(audit, 'membership.created', null, created, membershipAddition(created)),
     );
     return created;
   }
@@ -181,7 +181,7 @@ export async function removeMembership(
   // removal sends nothing more. Every round trip with the tenant locked is one more wait on this
   // process's event loop with the lock held: under a burst, that wait is what bounds the tenant's
   // writes a second.
-  const remove = removeMembershipStatement(access.tenantId, before.id);
+  const remove = membershipRemoval(access.tenantId, before.id);
   pipeline(membershipEventStatement(audit, 'membership.removed', before, null, remove));
   await studentsLeft(tx, audit, access.tenantId, [before]);
 }

@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import type { TenantAccess } from '../../access/decide-access.js';
 import type { Transaction } from '../../db/database.js';
+import type { Statement } from '../../db/fixed-statement.js';
 import type { Caller } from '../../identity/caller.js';
 import type { AuditContext } from '../audit/audit-context.js';
 
@@ -20,5 +20,5 @@ export type TenantWrite = {
    * less with the tenant locked. Its failure rolls the transaction back and fails the request
    * (db/pipelined.ts).
    */
-  pipeline: (statement: SQL) => void;
+  pipeline: (statement: Statement) => void;
 };

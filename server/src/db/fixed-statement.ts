@@ -1,0 +1,81 @@
+import { is, Param, Placeholder, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Executor } from './database.js';
+
+/** A statement as the driver takes it: its text, and its values in the order of their `$n`. */
+export type Statement = { text: string; params: unknown[] };
+
+const dialect = new PgDialect();
+
+/** A rendered parameter's source: the value's name and its column's encoder, or a value written in. */
+type Slot = { name: string; encode?: (value: unknown) => unknown } | { name?: undefined; value: unknown };
+
+const slotOf = (param: unknown): Slot => {
+  if (is(param, Placeholder)) return { name: param.name };
+  if (is(param, Param) && is(param.value, Placeholder)) {
+    const { encoder } = param;
+    return { name: param.value.name, encode: (value) => encoder.mapToDriverValue(value) };
+  }
+  return { value: param };
+};
+
+/**
+ * A statement written once with drizzle's `sql` and named placeholders (`sql.placeholder`), and
+ * rendered once: a run only puts its values in their places, as drizzle's prepared queries do.
+ *
+ * For the statements a write sends without reading their answer (its change, its audit event:
+ * db/pipelined.ts): built as `sql` fragments for each request, drizzle walked their tree on every
+ * run, an `is()` check per fragment, about a tenth of the server's CPU for a POST or DELETE of a
+ * membership in the benchmark's profile. The text is fixed, so the driver prepares it once per
+ * connection.
+ */
+export function fixedStatement<V extends Record<string, unknown>>(statement: SQL): (values: V) => Statement {
+  const { sql: text, params } = dialect.sqlToQuery(statement);
+  const slots = params.map(slotOf);
+  return (values) => {
+    const filled = new Array<unknown>(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as Slot;
+      if (slot.name === undefined) {
+        filled[i] = slot.value;
+        continue;
+      }
+      const value = values[slot.name];
+      if (value === undefined) throw new Error(`no value for placeholder "${slot.name}"`);
+      filled[i] = slot.encode ? slot.encode(value) : value;
+    }
+    return { text, params: filled };
+  };
+}
+
+/** What drizzle's session holds: the driver's handle (a transaction's, in one) and the query log. */
+type Session = {
+  client: unknown;
+  logger?: { logQuery(text: string, params: unknown[]): void };
+};
+type PostgresJs = {
+  unsafe(text: string, params: unknown[], options: { prepare: boolean }): Promise<unknown[]>;
+};
+type Pglite = { query(text: string, params: unknown[]): Promise<{ rows: unknown[] }> };
+
+/** drizzle's session of a database handle or a transaction. */
+export const sessionOf = (db: Executor): Session => (db as unknown as { _: { session: Session } })._.session;
+
+/** The postgres.js handle under `db`; undefined on PGlite. */
+export function postgresJsOf(db: Executor): PostgresJs | undefined {
+  const { client } = sessionOf(db);
+  return typeof (client as Partial<PostgresJs>).unsafe === 'function' ? (client as PostgresJs) : undefined;
+}
+
+/**
+ * Runs a fixed statement on `db` (in its transaction, if it is one), logged in drizzle's query log,
+ * prepared once per connection on PostgreSQL (unless a transaction pooler forbids it: the driver's
+ * own `prepare: false` wins). Its rows come as the driver parses them: read for how many there are.
+ */
+export async function runStatement(db: Executor, { text, params }: Statement): Promise<unknown[]> {
+  const session = sessionOf(db);
+  session.logger?.logQuery(text, params);
+  const driver = postgresJsOf(db);
+  if (driver) return driver.unsafe(text, params, { prepare: true });
+  return (await (session.client as Pglite).query(text, params)).rows;
+}
