@@ -19,9 +19,20 @@ const slotOf = (param: unknown): Slot => {
   return { value: param };
 };
 
+/** A fixed statement as declared: what `npm run sql:snapshots` renders into server/sql/. */
+export type DeclaredStatement = { name: string; statement: SQL; stack: string };
+
+const declared: DeclaredStatement[] = [];
+
+/** Every fixed statement declared so far, in the order the modules declared them. */
+export function declaredFixedStatements(): readonly DeclaredStatement[] {
+  return declared;
+}
+
 /**
  * A statement written once with drizzle's `sql` and named placeholders (`sql.placeholder`), and
  * rendered once: a run only puts its values in their places, as drizzle's prepared queries do.
+ * Declared at a module's top level under `name`, its SQL is committed as server/sql/<name>.sql.
  *
  * For the statements a write sends without reading their answer (its change, its audit event:
  * db/pipelined.ts): built as `sql` fragments for each request, drizzle walked their tree on every
@@ -29,7 +40,11 @@ const slotOf = (param: unknown): Slot => {
  * membership in the benchmark's profile. The text is fixed, so the driver prepares it once per
  * connection.
  */
-export function fixedStatement<V extends Record<string, unknown>>(statement: SQL): (values: V) => Statement {
+export function fixedStatement<V extends Record<string, unknown>>(
+  name: string,
+  statement: SQL,
+): (values: V) => Statement {
+  declared.push({ name, statement, stack: new Error().stack ?? '' });
   const { sql: text, params } = dialect.sqlToQuery(statement);
   const slots = params.map(slotOf);
   return (values) => {

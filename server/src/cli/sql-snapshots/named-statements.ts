@@ -2,12 +2,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { is, Placeholder, type Query, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pg-proxy';
 import type { Database } from '../../db/database.js';
+import { declaredFixedStatements } from '../../db/fixed-statement.js';
 import { declaredStatements } from '../../db/prepared.js';
 import { insertMembership } from '../../modules/memberships/memberships.repository.js';
 
-/** One statement the code prepares under a name, as drizzle renders it for PostgreSQL. */
+/**
+ * One statement the code prepares under a name, or renders once as a fixed statement
+ * (db/fixed-statement.ts), as drizzle renders it for PostgreSQL.
+ */
 export type NamedStatement = {
   name: string;
   /** The file that calls `.prepare(name)`, from the repository's root. */
@@ -20,6 +25,7 @@ export type NamedStatement = {
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const SOURCES = join(REPOSITORY_ROOT, 'server/src');
 const PREPARED_MODULE = 'server/src/db/prepared.ts';
+const FIXED_MODULE = 'server/src/db/fixed-statement.ts';
 const THIS_TOOL = 'server/src/cli/sql-snapshots';
 
 /**
@@ -58,12 +64,12 @@ function sourceFiles(): string[] {
 
 const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 
-/** The files that build prepared statements: those that call preparedPer or `.prepare(`. */
+/** The files that build named statements: those that call preparedPer, `.prepare(` or fixedStatement. */
 function filesPreparing(): { path: string; literalNames: string[] }[] {
   return sourceFiles()
-    .filter((path) => path !== PREPARED_MODULE && !path.startsWith(THIS_TOOL))
+    .filter((path) => path !== PREPARED_MODULE && path !== FIXED_MODULE && !path.startsWith(THIS_TOOL))
     .map((path) => ({ path, text: withoutComments(readFileSync(join(REPOSITORY_ROOT, path), 'utf8')) }))
-    .filter(({ text }) => /\bpreparedPer\(|\.prepare\(/.test(text))
+    .filter(({ text }) => /\bpreparedPer\(|\.prepare\(|\bfixedStatement\(/.test(text))
     .map(({ path, text }) => ({
       path,
       // The names written out in `.prepare(...)`: 'a', or cond ? 'a' : 'b'. A computed one is not.
@@ -73,13 +79,13 @@ function filesPreparing(): { path: string; literalNames: string[] }[] {
     }));
 }
 
-/** The first frame in our code that is neither prepared.ts nor this tool: who called `.prepare`. */
+/** The first frame in our code that is not prepared.ts, fixed-statement.ts or this tool: who built the statement. */
 function sourceOf(stack: string): string {
   for (const line of stack.split('\n').slice(1)) {
     const match = /\(?(?:file:\/\/)?(\/[^():]+):\d+:\d+\)?$/.exec(line.trim());
     const path = match?.[1] && relative(REPOSITORY_ROOT, match[1]);
     if (!path || path.startsWith('..') || path.split('/').includes('node_modules')) continue;
-    if (path === PREPARED_MODULE || path.startsWith(THIS_TOOL)) continue;
+    if (path === PREPARED_MODULE || path === FIXED_MODULE || path.startsWith(THIS_TOOL)) continue;
     return path;
   }
   throw new Error(`cannot tell which file prepared this statement:\n${stack}`);
@@ -126,8 +132,8 @@ function describeParameters(query: Query, boundAtCall: boolean): string[] {
 
 /**
  * Every named statement of server/src, without a database: loads each module that prepares
- * statements (found by reading the sources), renders every builder preparedPer was given and the
- * statements of PREPARED_AT_CALL. Fails on a duplicate name, and on a name written in the sources
+ * statements (found by reading the sources), renders every builder preparedPer was given, the
+ * statements of PREPARED_AT_CALL and every fixed statement declared. Fails on a duplicate name, and on a name written in the sources
  * that neither way found.
  */
 export async function findNamedStatements(): Promise<NamedStatement[]> {
@@ -151,8 +157,13 @@ export async function findNamedStatements(): Promise<NamedStatement[]> {
     Error.stackTraceLimit = stackTraceLimit;
   }
 
+  const fixed = declaredFixedStatements().map(({ name, statement, stack }) => ({
+    name,
+    query: new PgDialect().sqlToQuery(statement),
+    stack,
+  }));
   const statements = new Map<string, NamedStatement>();
-  for (const capture of captures) {
+  for (const capture of [...captures, ...fixed]) {
     const source = sourceOf(capture.stack);
     // A builder declared by a test (or another tool) is not the server's.
     if (!files.some((file) => file.path === source)) continue;

@@ -20,8 +20,11 @@ export type AuditEventInput = {
 
 const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
 
-/** A change made by the statement that records its event: a fixed statement's SQL, and its values. */
-export type Change = { statement: SQL; values: Record<string, unknown> };
+/** A kind of change made by the statement that records its event, rendered with it once (recordedWith). */
+export type ChangeKind = (values: Record<string, unknown>) => Statement;
+
+/** A change for auditEventStatement to make: its kind, and its values. */
+export type Change = { kind: ChangeKind; values: Record<string, unknown> };
 
 /** The event's values: named `event...`, which no change's are. */
 const value = sql.placeholder;
@@ -66,18 +69,14 @@ const recording = (change: SQL | undefined) => sql`
       and (endpoint.tenant_id = recorded.tenant_id or endpoint.tenant_id is null)
       and (recorded.action = any(endpoint.events) or '*' = any(endpoint.events))`;
 
-const alone = fixedStatement(recording(undefined));
-/** One rendering per kind of change (its SQL is a constant of the module that makes it). */
-const withChange = new Map<SQL, ReturnType<typeof fixedStatement>>();
+const alone = fixedStatement('audit_event', recording(undefined));
 
-function recordingWith(change: SQL): ReturnType<typeof fixedStatement> {
-  let render = withChange.get(change);
-  if (!render) {
-    render = fixedStatement(recording(change));
-    withChange.set(change, render);
-  }
-  return render;
-}
+/**
+ * The statement that records an event and makes `change` (an INSERT, UPDATE or DELETE written with
+ * named placeholders), declared once by the module that makes the change, as `<name>_with_event`.
+ */
+export const recordedWith = (name: string, change: SQL): ChangeKind =>
+  fixedStatement(`${name}_with_event`, recording(change));
 
 /**
  * The one way an event is written, inside the change's own transaction (`tx`): the change and its
@@ -107,5 +106,5 @@ export function auditEventStatement(input: AuditEventInput, change?: Change): St
     eventAfter: json(input.after),
     eventRequestId: requestId,
   };
-  return change ? recordingWith(change.statement)({ ...change.values, ...values }) : alone(values);
+  return change ? change.kind({ ...change.values, ...values }) : alone(values);
 }

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.js';
 import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import { statusAt } from '../../rules/membership-rules.js';
-import type { Change } from '../audit/audit-events.repository.js';
+import { type Change, recordedWith } from '../audit/audit-events.repository.js';
 import { PERSON } from './membership-changes.repository.js';
 import { TENANT } from './membership-target.sql.js';
 import type { MembershipWithUser } from './memberships.repository.js';
@@ -80,7 +80,10 @@ export function newMembershipOf(
   };
 }
 
-const ADD = sql`insert into ${tenantMemberships} (id, tenant_id, user_id, role) values (${sql.placeholder('id')}::uuid, ${TENANT}::uuid, ${sql.placeholder('userId')}::uuid, ${sql.placeholder('role')}::membership_role)`;
+const ADD = recordedWith(
+  'add_membership',
+  sql`insert into ${tenantMemberships} (id, tenant_id, user_id, role) values (${sql.placeholder('id')}::uuid, ${TENANT}::uuid, ${sql.placeholder('userId')}::uuid, ${sql.placeholder('role')}::membership_role)`,
+);
 
 /**
  * Inserts that membership. A tenant write pipelines it inside its audit event's statement
@@ -88,7 +91,7 @@ const ADD = sql`insert into ${tenantMemberships} (id, tenant_id, user_id, role) 
  * it cannot conflict; were it to fail, the transaction rolls back.
  */
 export const membershipAddition = (membership: Omit<MembershipWithUser, 'user'>): Change => ({
-  statement: ADD,
+  kind: ADD,
   values: {
     id: membership.id,
     tenantId: membership.tenantId,

@@ -7,7 +7,7 @@ import { preparedPer } from '../../db/prepared.js';
 import { tenantMemberships, users } from '../../db/schema.js';
 import type { EmailIdentity } from '../../identity/email-address.js';
 import { statusOf } from '../../rules/membership-status.sql.js';
-import type { Change } from '../audit/audit-events.repository.js';
+import { type Change, recordedWith } from '../audit/audit-events.repository.js';
 import {
   type Before,
   beforeFields,
@@ -30,6 +30,7 @@ const deleteOne = preparedPer((db) => {
 });
 
 const REMOVE = sql`delete from ${tenantMemberships} where ${thisMembership}`;
+const REMOVE_WITH_EVENT = recordedWith('remove_membership', REMOVE);
 
 /**
  * Removes the membership, decided on beforehand (findForChange). A tenant write pipelines it inside
@@ -37,11 +38,11 @@ const REMOVE = sql`delete from ${tenantMemberships} where ${thisMembership}`;
  * removeMembershipRow runs it.
  */
 export const membershipRemoval = (tenantId: string, membershipId: string): Change => ({
-  statement: REMOVE,
+  kind: REMOVE_WITH_EVENT,
   values: { tenantId, membershipId },
 });
 
-const removing = fixedStatement(sql`${REMOVE} returning ${tenantMemberships.id}`);
+const removing = fixedStatement('remove_membership', sql`${REMOVE} returning ${tenantMemberships.id}`);
 
 /** The same removal, waited for: false when there was no such membership. */
 export async function removeMembershipRow(
