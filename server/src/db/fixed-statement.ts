@@ -40,10 +40,7 @@ export function declaredFixedStatements(): readonly DeclaredStatement[] {
  * DELETE of a membership in the benchmark's profile. The text is fixed, so the driver prepares it once per
  * connection.
  */
-export function fixedStatement<V extends Record<string, unknown>>(
-  name: string,
-  statement: SQL,
-): (values: V) => Statement {
+export function fixedStatement(name: string, statement: SQL): (values: Record<string, unknown>) => Statement {
   declared.push({ name, statement, stack: new Error().stack ?? '' });
   const { sql: text, params } = dialect.sqlToQuery(statement);
   const slots = params.map(slotOf);
@@ -68,13 +65,13 @@ type Session = {
   client: unknown;
   logger?: { logQuery(text: string, params: unknown[]): void };
 };
-type PostgresJs = {
-  unsafe(text: string, params: unknown[], options: { prepare: boolean }): Promise<unknown[]>;
-};
+/** A postgres.js statement: lazy until executed (or awaited). */
+type DriverQuery = Promise<unknown[]> & { execute(): unknown };
+type PostgresJs = { unsafe(text: string, params: unknown[], options: { prepare: boolean }): DriverQuery };
 type Pglite = { query(text: string, params: unknown[]): Promise<{ rows: unknown[] }> };
 
 /** drizzle's session of a database handle or a transaction. */
-export const sessionOf = (db: Executor): Session => (db as unknown as { _: { session: Session } })._.session;
+const sessionOf = (db: Executor): Session => (db as unknown as { _: { session: Session } })._.session;
 
 /** The postgres.js handle under `db`; undefined on PGlite. */
 export function postgresJsOf(db: Executor): PostgresJs | undefined {
@@ -85,12 +82,16 @@ export function postgresJsOf(db: Executor): PostgresJs | undefined {
 /**
  * Runs a fixed statement on `db` (in its transaction, if it is one), logged in drizzle's query log,
  * prepared once per connection on PostgreSQL (unless a transaction pooler forbids it: the driver's
- * own `prepare: false` wins). Its rows come as the driver parses them: read for how many there are.
+ * own `prepare: false` wins). On PostgreSQL it is handed to the connection before this returns, so
+ * that a statement nobody awaits yet (db/pipelined.ts) still leaves ahead of the COMMIT. Its rows
+ * come as the driver parses them: read for how many there are.
  */
-export async function runStatement(db: Executor, { text, params }: Statement): Promise<unknown[]> {
+export function runStatement(db: Executor, { text, params }: Statement): Promise<unknown[]> {
   const session = sessionOf(db);
   session.logger?.logQuery(text, params);
   const driver = postgresJsOf(db);
-  if (driver) return driver.unsafe(text, params, { prepare: true });
-  return (await (session.client as Pglite).query(text, params)).rows;
+  if (!driver) return (session.client as Pglite).query(text, params).then((result) => result.rows);
+  const query = driver.unsafe(text, params, { prepare: true });
+  query.execute();
+  return query;
 }

@@ -1,13 +1,7 @@
 import type { Transaction } from './database.js';
-import { postgresJsOf, runStatement, type Statement, sessionOf } from './fixed-statement.js';
+import { postgresJsOf, runStatement, type Statement } from './fixed-statement.js';
 
 type Outcome = { failed: false } | { failed: true; error: unknown };
-
-/** What postgres.js's transaction handle gives for a statement: lazy until `execute()`. */
-type DriverQuery = Promise<unknown> & { execute(): unknown };
-type DriverTransaction = {
-  unsafe(text: string, params: unknown[], options: { prepare: boolean }): DriverQuery;
-};
 
 /**
  * A transaction's statements whose answers its work does not need (an audit event, a delete whose
@@ -19,39 +13,29 @@ type DriverTransaction = {
  * the transaction, and the COMMIT after it then ends in ROLLBACK. `settle` (after the transaction)
  * throws that failure, so the request fails with nothing committed.
  *
- * The statement goes to postgres.js's own transaction handle and is executed at once: its
- * transaction handler writes it one microtask later, while the driver writes the COMMIT only once
+ * The statement goes to postgres.js's own transaction handle and is executed at once
+ * (runStatement): its transaction handler writes it one microtask later, while the driver writes the COMMIT only once
  * the transaction's callback has returned and several microtasks more. drizzle's own `execute`
  * would hand it over later, after hops that nothing bounds, so it is not used for these. On PGlite
  * (one connection in the process: no round trips to save) each is awaited before the COMMIT.
  */
 export class Pipelined {
   private readonly sent: Promise<Outcome>[] = [];
-  /** postgres.js's transaction handle; undefined on PGlite. */
-  private readonly driver: DriverTransaction | undefined;
+  /** Whether the statements reach the server with the COMMIT (postgres.js), or are run one by one (PGlite). */
+  private readonly onTheWire: boolean;
 
   constructor(private readonly tx: Transaction) {
-    this.driver = postgresJsOf(tx) as DriverTransaction | undefined;
+    this.onTheWire = postgresJsOf(tx) !== undefined;
   }
 
   /** Sends `statement` in the transaction now; its failure is thrown by `beforeCommit` or `settle`. */
   send(statement: Statement): void {
-    if (!this.driver) {
-      this.sent.push(outcomeOf(runStatement(this.tx, statement)));
-      return;
-    }
-    const { text, params } = statement;
-    sessionOf(this.tx).logger?.logQuery(text, params);
-    // A fixed text (db/fixed-statement.ts): the driver prepares it once per connection. (Behind a
-    // transaction pooler the driver's own `prepare: false` wins.)
-    const query = this.driver.unsafe(text, params, { prepare: true });
-    query.execute();
-    this.sent.push(outcomeOf(query));
+    this.sent.push(outcomeOf(runStatement(this.tx, statement)));
   }
 
   /** Inside the transaction, before it commits: on PGlite, waits for what was sent and throws its failure. */
   async beforeCommit(): Promise<void> {
-    if (!this.driver) await this.settle();
+    if (!this.onTheWire) await this.settle();
   }
 
   /**
