@@ -3,8 +3,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BareDatabase, createBareDatabase } from '../support/test-database.js';
 
-// postgres.js itself, without the service around it: two of the costs patches/postgres+3.4.9.patch
-// takes off a transaction (patches/README.md, hunks 4 and 7). Each test fails on the unpatched
+// postgres.js itself, without the service around it: three of the costs patches/postgres+3.4.9.patch
+// takes off a statement (patches/README.md, hunks 4, 7 and 8). Each test fails on the unpatched
 // package. No sleep decides an outcome: each step waits for the event it needs.
 
 let database: BareDatabase;
@@ -97,6 +97,46 @@ describe('postgres.js: a COMMIT is written at once', () => {
         setImmediate(() => written.push('immediate'));
       });
       expect(written).toEqual(['commit', 'immediate']);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+});
+
+describe('postgres.js: a statement leaves when the code that made it has run', () => {
+  it('reaches the socket with the statements made beside it, before an immediate queued then', async () => {
+    // Unpatched, the driver writes from a setImmediate of its own, queued only once the statement
+    // is handled (a microtask later): behind this test's immediate, and behind every callback the
+    // event loop's next poll brings (other requests' work, in the service).
+    const written: string[] = [];
+    const target = new URL(database.url);
+    const socket = () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const connection = net.connect(Number(target.port || 5432), target.hostname);
+        const write = connection.write.bind(connection) as (...args: unknown[]) => boolean;
+        connection.write = ((chunk: Buffer, ...rest: unknown[]) => {
+          const markers = Buffer.from(chunk)
+            .toString('latin1')
+            .match(/at_tick_end_\w/g);
+          if (markers) written.push(markers.join('+'));
+          return write(chunk, ...rest);
+        }) as net.Socket['write'];
+        connection.once('connect', () => resolve(connection));
+        connection.once('error', reject);
+      });
+    const options: postgres.Options<Record<string, never>> & { socket: typeof socket } = {
+      max: 1,
+      onnotice: () => {},
+      socket,
+    };
+    const sql = postgres(database.url, options);
+    try {
+      await sql`select 1`;
+      const both = Promise.all([sql`select 'at_tick_end_a' as m`, sql`select 'at_tick_end_b' as m`]);
+      setImmediate(() => written.push('immediate'));
+      const [[a], [b]] = await both;
+      expect([a?.m, b?.m]).toEqual(['at_tick_end_a', 'at_tick_end_b']);
+      expect(written).toEqual(['at_tick_end_a+at_tick_end_b', 'immediate']);
     } finally {
       await sql.end({ timeout: 1 });
     }
