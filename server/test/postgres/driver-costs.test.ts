@@ -66,31 +66,41 @@ describe('postgres.js: a transaction begins without waiting for BEGIN', () => {
   });
 });
 
+/**
+ * A pool of one connection whose socket tells `seen` the text of each chunk the driver writes
+ * (latin1: the protocol's framing bytes come through as characters, the SQL as it is).
+ */
+function watchedPool(seen: (text: string) => void): postgres.Sql {
+  const target = new URL(database.url);
+  const socket = () =>
+    new Promise<net.Socket>((resolve, reject) => {
+      const connection = net.connect(Number(target.port || 5432), target.hostname);
+      const write = connection.write.bind(connection) as (...args: unknown[]) => boolean;
+      connection.write = ((chunk: Buffer, ...rest: unknown[]) => {
+        seen(Buffer.from(chunk).toString('latin1'));
+        return write(chunk, ...rest);
+      }) as net.Socket['write'];
+      connection.once('connect', () => resolve(connection));
+      connection.once('error', reject);
+    });
+  // postgres.js documents `socket` but leaves it out of its types (as src/db/client.ts does).
+  const options: postgres.Options<Record<string, never>> & { socket: typeof socket } = {
+    max: 1,
+    onnotice: () => {},
+    socket,
+  };
+  return postgres(database.url, options);
+}
+
 describe('postgres.js: a COMMIT is written at once', () => {
   it('reaches the socket before an immediate queued as the transaction returned', async () => {
     // The driver writes a chunk of under 1 KiB from a setImmediate of its own, queued behind every
     // immediate before it. Unpatched, the COMMIT leaves only after the one this test queues; the
     // tenant's lock is held until the COMMIT arrives.
     const written: string[] = [];
-    const target = new URL(database.url);
-    const socket = () =>
-      new Promise<net.Socket>((resolve, reject) => {
-        const connection = net.connect(Number(target.port || 5432), target.hostname);
-        const write = connection.write.bind(connection) as (...args: unknown[]) => boolean;
-        connection.write = ((chunk: Buffer, ...rest: unknown[]) => {
-          if (Buffer.from(chunk).toString('latin1').includes('commit')) written.push('commit');
-          return write(chunk, ...rest);
-        }) as net.Socket['write'];
-        connection.once('connect', () => resolve(connection));
-        connection.once('error', reject);
-      });
-    // postgres.js documents `socket` but leaves it out of its types (as src/db/client.ts does).
-    const options: postgres.Options<Record<string, never>> & { socket: typeof socket } = {
-      max: 1,
-      onnotice: () => {},
-      socket,
-    };
-    const sql = postgres(database.url, options);
+    const sql = watchedPool((text) => {
+      if (text.includes('commit')) written.push('commit');
+    });
     try {
       await sql.begin(async (tx) => {
         await tx`select 1`;
@@ -109,27 +119,10 @@ describe('postgres.js: a statement leaves when the code that made it has run', (
     // is handled (a microtask later): behind this test's immediate, and behind every callback the
     // event loop's next poll brings (other requests' work, in the service).
     const written: string[] = [];
-    const target = new URL(database.url);
-    const socket = () =>
-      new Promise<net.Socket>((resolve, reject) => {
-        const connection = net.connect(Number(target.port || 5432), target.hostname);
-        const write = connection.write.bind(connection) as (...args: unknown[]) => boolean;
-        connection.write = ((chunk: Buffer, ...rest: unknown[]) => {
-          const markers = Buffer.from(chunk)
-            .toString('latin1')
-            .match(/at_tick_end_\w/g);
-          if (markers) written.push(markers.join('+'));
-          return write(chunk, ...rest);
-        }) as net.Socket['write'];
-        connection.once('connect', () => resolve(connection));
-        connection.once('error', reject);
-      });
-    const options: postgres.Options<Record<string, never>> & { socket: typeof socket } = {
-      max: 1,
-      onnotice: () => {},
-      socket,
-    };
-    const sql = postgres(database.url, options);
+    const sql = watchedPool((text) => {
+      const markers = text.match(/at_tick_end_\w/g);
+      if (markers) written.push(markers.join('+'));
+    });
     try {
       await sql`select 1`;
       const both = Promise.all([sql`select 'at_tick_end_a' as m`, sql`select 'at_tick_end_b' as m`]);
