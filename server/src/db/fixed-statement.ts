@@ -1,4 +1,4 @@
-import { is, Param, Placeholder, type SQL } from 'drizzle-orm';
+import { is, Param, Placeholder, type Query, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.js';
 
@@ -19,8 +19,8 @@ const slotOf = (param: unknown): Slot => {
   return { value: param };
 };
 
-/** A fixed statement as declared: what `npm run sql:snapshots` renders into server/sql/. */
-export type DeclaredStatement = { name: string; statement: SQL; stack: string };
+/** A fixed statement as declared and rendered: what `npm run sql:snapshots` writes into server/sql/. */
+export type DeclaredStatement = { name: string; query: Query; stack: string };
 
 const declared: DeclaredStatement[] = [];
 
@@ -41,8 +41,9 @@ export function declaredFixedStatements(): readonly DeclaredStatement[] {
  * connection.
  */
 export function fixedStatement(name: string, statement: SQL): (values: Record<string, unknown>) => Statement {
-  declared.push({ name, statement, stack: new Error().stack ?? '' });
-  const { sql: text, params } = dialect.sqlToQuery(statement);
+  const query = dialect.sqlToQuery(statement);
+  declared.push({ name, query, stack: new Error().stack ?? '' });
+  const { sql: text, params } = query;
   const slots = params.map(slotOf);
   return (values) => {
     const filled = new Array<unknown>(slots.length);

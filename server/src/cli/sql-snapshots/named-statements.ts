@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { is, Placeholder, type Query, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pg-proxy';
 import type { Database } from '../../db/database.js';
 import { declaredFixedStatements } from '../../db/fixed-statement.js';
@@ -157,13 +156,8 @@ export async function findNamedStatements(): Promise<NamedStatement[]> {
     Error.stackTraceLimit = stackTraceLimit;
   }
 
-  const fixed = declaredFixedStatements().map(({ name, statement, stack }) => ({
-    name,
-    query: new PgDialect().sqlToQuery(statement),
-    stack,
-  }));
   const statements = new Map<string, NamedStatement>();
-  for (const capture of [...captures, ...fixed]) {
+  for (const capture of [...captures, ...declaredFixedStatements()]) {
     const source = sourceOf(capture.stack);
     // A builder declared by a test (or another tool) is not the server's.
     if (!files.some((file) => file.path === source)) continue;
