@@ -56,7 +56,7 @@ function countingResolver(): Resolver & { calls: number } {
 }
 
 describe('two dispatchers on one PostgreSQL', () => {
-  it('keep one delivery in flight per endpoint, in queue order, each event once, under a burst', async () => {
+  it("keep one delivery in flight per endpoint, a tenant's in queue order, each event once, under a burst", async () => {
     const tenantIds = await Promise.all(Array.from({ length: TENANTS }, () => insertTenantRow(database.db)));
     const endpoints = [];
     for (const [i, tenantId] of [...tenantIds, ...tenantIds, null].entries()) {
