@@ -156,14 +156,19 @@ export class WebhookReceiver {
       this.notify();
     };
     res.once('finish', finished);
-    res.once('close', () => {
-      if (!res.writableFinished) request.aborted = true;
-      finished();
-    });
-    // A client that drops the connection mid-answer: node still emits 'finish' then.
-    res.socket?.once('error', () => {
+    // A client that drops the connection mid-answer: node still emits 'finish' then. The socket
+    // emits 'error' before the answer's 'close'; the listener goes with the answer, not the
+    // kept-alive socket.
+    const socket = res.socket;
+    const dropped = () => {
       request.aborted = true;
       this.notify();
+    };
+    socket?.once('error', dropped);
+    res.once('close', () => {
+      socket?.off('error', dropped);
+      if (!res.writableFinished) request.aborted = true;
+      finished();
     });
     const answer = this.answer(request);
     if (answer === 'hold') this.held.push({ res, request });
