@@ -26,14 +26,21 @@ export type Outcome = {
  * whatever the answers, so a slow service must see every arrival, not a queue in the client.
  */
 export class HttpClient {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 2048, maxFreeSockets: 256 });
+  private readonly agent: Agent;
   private readonly url: URL;
 
+  /**
+   * The agent's `timeout` is what makes it honour the server's `Keep-Alive: timeout=5` (it then
+   * drops a connection idle for 4 s; the server closes at 6 s). Without one, node's agent keeps
+   * idle connections for ever, and a burst that picks one just as the server closes it loses a
+   * write to a reset: the race every careful client avoids (undici honours the hint by default).
+   */
   constructor(
     baseUrl: string,
     private readonly patienceMs = 15_000,
   ) {
     this.url = new URL(baseUrl);
+    this.agent = new Agent({ keepAlive: true, maxSockets: 2048, maxFreeSockets: 256, timeout: patienceMs });
   }
 
   send(
