@@ -76,6 +76,9 @@ export const EnvSchema = z
     TENANT_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(200).optional(),
     ADMISSION_MAX_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(0),
+    // At least 2 s: the announcement is whole seconds, and clients drop an idle connection a second
+    // before it (node's agent would not keep one at all under 2).
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(2000).max(600_000).default(5000),
     PGLITE_DATA_DIR: z.string().trim().min(1).default('.data/pglite'),
     AUTH_JWT_SECRET: optionalString.refine(
       (value) => value === undefined || Buffer.byteLength(value, 'utf8') >= 32,

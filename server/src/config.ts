@@ -38,6 +38,12 @@ export type Config = {
    * until its health checks have failed enough times; set this above its interval x fall (0: none).
    */
   shutdownDrainMs: number;
+  /**
+   * HTTP_KEEP_ALIVE_TIMEOUT_MS: how long an idle client connection is announced to be kept
+   * (`Keep-Alive: timeout=`, whole seconds); node closes it a second later. Above a load balancer's
+   * own idle timeout, so that the balancer, not the service, closes an idle connection.
+   */
+  keepAliveTimeoutMs: number;
   /** Without a secret or a JWKS, development uses a generated secret: see auth/dev-secret.ts. */
   auth: {
     jwtSecret?: string;
@@ -148,6 +154,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       slowAfterMs: env.ADMISSION_MAX_WAIT_MS,
     },
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     auth: {
       jwtSecret: env.AUTH_JWT_SECRET,
       jwksUrl: env.AUTH_JWKS_URL,

@@ -177,6 +177,22 @@ describe('a drain before the close (SHUTDOWN_DRAIN_MS)', () => {
   });
 });
 
+describe('idle connections (HTTP_KEEP_ALIVE_TIMEOUT_MS)', () => {
+  it('are announced as kept for as long as it says, for a balancer whose own idle timeout is shorter', async () => {
+    const server = await spawnServer(
+      { PGLITE_DATA_DIR: 'memory://', HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000' },
+      workdir,
+    );
+    try {
+      const live = await fetch(`${server.baseUrl}/health/live`);
+      expect(live.status).toBe(200);
+      expect(live.headers.get('keep-alive')).toBe('timeout=65');
+    } finally {
+      expect((await stop(server)).code).toBe(0);
+    }
+  });
+});
+
 describe('a bad configuration', () => {
   it('stops the start with one clear line per bad variable', async () => {
     const result = await runToExit(

@@ -107,6 +107,16 @@ describe('configuration', () => {
     expect(errorLines({ AUTH_JWT_SECRET: SECRET, AUTH_JWKS_URL: 'https://idp/jwks' })[0]).toMatch(/not both/);
   });
 
+  it('keeps an idle connection 5 s unless HTTP_KEEP_ALIVE_TIMEOUT_MS says otherwise, at least 2 s', () => {
+    expect(loadConfig({}).keepAliveTimeoutMs).toBe(5000);
+    expect(loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000' }).keepAliveTimeoutMs).toBe(65_000);
+    for (const value of ['1999', '600001', '5s', '0']) {
+      expect(errorLines({ HTTP_KEEP_ALIVE_TIMEOUT_MS: value }), value).toEqual([
+        expect.stringMatching(new RegExp(`^HTTP_KEEP_ALIVE_TIMEOUT_MS: .+ \\(got "${value}"\\)$`)),
+      ]);
+    }
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', AUTH_JWT_SECRET: '' }).database.kind).toBe('pglite');
   });
