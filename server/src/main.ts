@@ -149,9 +149,10 @@ async function main(config: Config) {
     codeKeys: resolveCodeKeys(config, auth),
     codeTries,
   });
-  const server = createHttpServer(app);
-  server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  server.listen(config.port, config.host);
+  const server = createHttpServer(app, { keepAliveTimeoutMs: config.keepAliveTimeoutMs }).listen(
+    config.port,
+    config.host,
+  );
   envelopeClientErrors(server);
   // Every process helps deliver (the claims keep one delivery in flight per endpoint across them);
   // WEBHOOK_POLL_INTERVAL_MS=0 keeps this one out of it.

@@ -17,7 +17,7 @@ import { answersFirst } from './answers-first.js';
  * function's objects are sized for its own empty body, and node's fields left every response in
  * V8's dictionary mode (test/unit/http-server.test.ts).
  */
-export function createHttpServer(app: Express): Server {
+export function createHttpServer(app: Express, options: { keepAliveTimeoutMs?: number } = {}): Server {
   class AppRequest extends IncomingMessage {}
   app.request = withMethodsOf(
     app.request,
@@ -31,7 +31,12 @@ export function createHttpServer(app: Express): Server {
     ServerResponse.prototype,
   ) as Express['response'];
   const server = createServer(
-    { IncomingMessage: AppRequest, ServerResponse: AppResponse },
+    {
+      IncomingMessage: AppRequest,
+      ServerResponse: AppResponse,
+      // Undefined: node's 5 s (HTTP_KEEP_ALIVE_TIMEOUT_MS, for a balancer that keeps its own longer).
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+    },
     answersFirst(app as RequestListener),
   );
   // Left alone, node answers `Expect: 100-continue` with `100 Continue` before the app has seen the
